@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# build-kafka.sh <version>... builds kconform/kafka:<version> for each
+# version, offline: the base is KCONFORM_BASE_IMAGE or the local
+# kconform/jre:17, the jars come from Maven Central (cached per version in
+# KCONFORM_CACHE, default ~/.cache/kconform). An image that exists is kept;
+# KCONFORM_REBUILD=1 rebuilds it.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${KCONFORM_CACHE:-$HOME/.cache/kconform}
+log() { printf 'kconform: %s\n' "$*" >&2; }
+
+[ $# -gt 0 ] || { log "usage: build-kafka.sh <kafka-version>..."; exit 2; }
+
+base=${KCONFORM_BASE_IMAGE:-}
+if [ -z "$base" ]; then
+  "$here/build-jre.sh"
+  base=kconform/jre:17
+fi
+
+for version in "$@"; do
+  if ! [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+    log "'$version' is not a Kafka version: use the form 3.9.1"
+    exit 2
+  fi
+  image=kconform/kafka:$version
+  if [ "${KCONFORM_REBUILD:-0}" != 1 ] && docker image inspect "$image" >/dev/null 2>&1; then
+    log "$image is already built"
+    continue
+  fi
+  start=$(date +%s)
+  "$here/kafka/resolve.sh" "$version" "$cache/kafka-$version"
+  ctx=$(mktemp -d)
+  cp -r "$cache/kafka-$version/libs" "$ctx/libs"
+  cp "$here"/kafka/{Dockerfile,entrypoint.sh,log4j.properties,log4j2.properties} "$ctx/"
+  log "building $image on $base..."
+  if ! DOCKER_BUILDKIT=0 docker build -q --build-arg "BASE=$base" --build-arg "KAFKA_VERSION=$version" \
+        -t "$image" "$ctx" >"$ctx/build.log" 2>&1; then
+    log "docker build of $image failed: $(tail -n 3 "$ctx/build.log" | tr '\n' ' ')"
+    rm -rf "$ctx"; exit 1
+  fi
+  rm -rf "$ctx"
+  log "built $image in $(( $(date +%s) - start )) s"
+done
