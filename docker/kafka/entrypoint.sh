@@ -22,6 +22,28 @@ jvm=(-Xms64m "-Xmx$heap" -Xss512k -XX:+UseSerialGC -XX:TieredStopAtLevel=1
 
 prop() { sed -n "s/^$1=//p" "$conf" | tail -n1; }
 
+# run_restarting runs a ZooKeeper-mode broker and starts it again when it
+# exits on its own with an error, as a service manager would. A broker
+# restarted soon after SIGKILL finds its id still held by its old ZooKeeper
+# session and exits (NodeExists) until that session expires. SIGTERM is
+# passed on, and a broker stopped that way is not restarted.
+run_restarting() {
+  local stopping=0 pid rc
+  trap 'stopping=1; kill -TERM "$pid" 2>/dev/null' TERM INT
+  for attempt in $(seq 1 20); do
+    java "${jvm[@]}" "$@" &
+    pid=$!
+    while :; do
+      wait "$pid" && rc=0 || rc=$?
+      kill -0 "$pid" 2>/dev/null || break
+    done
+    if [ "$stopping" = 1 ] || [ "$rc" = 0 ]; then exit "$rc"; fi
+    echo "kconform: broker exited with status $rc (attempt $attempt); starting it again in 2 s"
+    sleep 2
+  done
+  exit "$rc"
+}
+
 case "$role" in
   zookeeper)
     mkdir -p "$(prop dataDir)"
@@ -34,6 +56,9 @@ case "$role" in
         echo "kconform: formatting KRaft storage in $dir (cluster $KCONFORM_CLUSTER_ID)"
         java "${jvm[@]}" kafka.tools.StorageTool format -t "$KCONFORM_CLUSTER_ID" -c "$conf" --ignore-formatted
       fi
+    fi
+    if [ "$role" = broker ] && [ -z "${KCONFORM_CLUSTER_ID:-}" ]; then
+      run_restarting kafka.Kafka "$conf"
     fi
     exec java "${jvm[@]}" kafka.Kafka "$conf"
     ;;

@@ -1,0 +1,192 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/suites/framework"
+)
+
+// The cluster fixture's own suite: every version/mode pair kconform
+// promises starts, survives each node fault, and serves again at the same
+// addresses with its data intact. Pick one pair with e.g.
+// --label-filter='cluster && kafka-2.8.2'.
+var _ = Describe("Cluster fixture", Label("cluster"), func() {
+	for _, pair := range []struct {
+		version string
+		mode    fixtures.Mode
+	}{
+		{"2.8.2", fixtures.ZooKeeper},
+		{"3.9.1", fixtures.ZooKeeper},
+		{"3.9.1", fixtures.KRaft},
+		{"4.1.1", fixtures.KRaft},
+	} {
+		Describe(fmt.Sprintf("Kafka %s %s", pair.version, pair.mode), Ordered, Label("kafka-"+pair.version, string(pair.mode)), func() {
+			const topic = "cluster-check"
+			var (
+				cluster *fixtures.Cluster
+				addrs   []string
+				sent    int
+			)
+
+			BeforeAll(func(ctx SpecContext) {
+				var err error
+				cluster, err = fixtures.Start(ctx, fixtures.Spec{
+					Version: pair.version, Mode: pair.mode, Brokers: 3,
+					Topics: []fixtures.Topic{{Name: topic, Partitions: 3, ReplicationFactor: 3, MinInsyncReplicas: 2}},
+				}, GinkgoWriter)
+				Expect(err).NotTo(HaveOccurred())
+				addrs = cluster.BootstrapAddrs()
+				DeferCleanup(func(ctx SpecContext) {
+					Expect(cluster.Close(ctx)).To(Succeed())
+				}, NodeTimeout(time.Minute))
+			}, NodeTimeout(5*time.Minute))
+
+			AfterEach(func(ctx SpecContext) {
+				if CurrentSpecReport().Failed() && cluster != nil {
+					dir := framework.ArtifactPath("cluster", pair.version+"-"+string(pair.mode))
+					Expect(cluster.SaveLogs(ctx, dir)).To(Succeed())
+					AddReportEntry("node logs", dir)
+				}
+			})
+
+			// serves checks the cluster is back at the same addresses, holds
+			// every record sent so far, and takes new ones.
+			serves := func(ctx context.Context) {
+				Expect(cluster.WaitReady(ctx)).To(Succeed())
+				Expect(cluster.BootstrapAddrs()).To(Equal(addrs), "broker addresses changed")
+				sent += produce(ctx, cluster, topic, sent, 30)
+				Expect(consumeCount(ctx, cluster, topic)).To(Equal(sent), "records lost or duplicated")
+			}
+
+			It("produces and consumes through the EXTERNAL addresses", func(ctx SpecContext) {
+				for _, a := range addrs {
+					Expect(a).To(HavePrefix("127.0.0.1:"))
+				}
+				serves(ctx)
+			}, NodeTimeout(2*time.Minute))
+
+			It("serves again after one broker is killed and restarted", func(ctx SpecContext) {
+				b := leaderOf(ctx, cluster, topic, 0)
+				Expect(b.Kill(ctx)).To(Succeed())
+				Expect(b.Running(ctx)).To(BeFalse())
+				Expect(b.Start(ctx)).To(Succeed())
+				serves(ctx)
+			}, NodeTimeout(3*time.Minute))
+
+			It("serves again after the whole cluster is killed and restarted", func(ctx SpecContext) {
+				Expect(cluster.KillAll(ctx)).To(Succeed())
+				for _, n := range cluster.Nodes {
+					Expect(n.Running(ctx)).To(BeFalse(), "%s still runs after KillAll", n)
+				}
+				Expect(cluster.StartAll(ctx, time.Second)).To(Succeed())
+				serves(ctx)
+			}, NodeTimeout(4*time.Minute))
+
+			It("serves again after a broker is paused and unpaused", func(ctx SpecContext) {
+				b := cluster.Broker(2)
+				Expect(b.Pause(ctx)).To(Succeed())
+				Expect(dial(b.Addr)).NotTo(Succeed(), "a paused broker answered")
+				Expect(b.Unpause(ctx)).To(Succeed())
+				serves(ctx)
+			}, NodeTimeout(3*time.Minute))
+
+			It("serves again after a broker is cut off the network and reconnected", func(ctx SpecContext) {
+				b := cluster.Broker(3)
+				Expect(b.Disconnect(ctx)).To(Succeed())
+				Eventually(func() error { return dial(b.Addr) }).WithTimeout(10*time.Second).Should(HaveOccurred(), "a disconnected broker still answers")
+				Expect(b.Reconnect(ctx)).To(Succeed())
+				serves(ctx)
+			}, NodeTimeout(3*time.Minute))
+		})
+	}
+})
+
+// produce sends n records numbered from first, idempotently, and returns n.
+func produce(ctx context.Context, c *fixtures.Cluster, topic string, first, n int) int {
+	GinkgoHelper()
+	cl, err := c.Client(kgo.DefaultProduceTopic(topic), kgo.RecordDeliveryTimeout(60*time.Second))
+	Expect(err).NotTo(HaveOccurred())
+	defer cl.Close()
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		recs[i] = &kgo.Record{Value: []byte(strconv.Itoa(first + i))}
+	}
+	Expect(cl.ProduceSync(ctx, recs...).FirstErr()).To(Succeed())
+	return n
+}
+
+// consumeCount reads the topic from the start to its end and returns how
+// many distinct records it holds, failing on a duplicate.
+func consumeCount(ctx context.Context, c *fixtures.Cluster, topic string) int {
+	GinkgoHelper()
+	cl, err := c.Client()
+	Expect(err).NotTo(HaveOccurred())
+	defer cl.Close()
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+	Expect(err).NotTo(HaveOccurred())
+	want := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) { want[o.Partition] = o.Offset })
+
+	reader, err := c.Client(kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	Expect(err).NotTo(HaveOccurred())
+	defer reader.Close()
+	seen := map[string]bool{}
+	got := map[int32]int64{}
+	done := func() bool {
+		for p, end := range want {
+			if got[p] < end {
+				return false
+			}
+		}
+		return true
+	}
+	for !done() {
+		fs := reader.PollFetches(ctx)
+		Expect(ctx.Err()).NotTo(HaveOccurred(), "read back stopped at %v of %v", got, want)
+		fs.EachRecord(func(r *kgo.Record) {
+			Expect(seen[string(r.Value)]).To(BeFalse(), "record %s read twice", r.Value)
+			seen[string(r.Value)] = true
+			got[r.Partition] = r.Offset + 1
+		})
+	}
+	return len(seen)
+}
+
+// leaderOf returns the broker leading a partition.
+func leaderOf(ctx context.Context, c *fixtures.Cluster, topic string, partition int32) *fixtures.Node {
+	GinkgoHelper()
+	cl, err := c.Client()
+	Expect(err).NotTo(HaveOccurred())
+	defer cl.Close()
+	td, err := kadm.NewClient(cl).ListTopics(ctx, topic)
+	Expect(err).NotTo(HaveOccurred())
+	leader := td[topic].Partitions[partition].Leader
+	n := c.Broker(int(leader))
+	Expect(n).NotTo(BeNil(), "no broker %d", leader)
+	return n
+}
+
+// dial asks the broker at addr for its API versions. Docker's port proxy
+// accepts connections on the host even when the container is unreachable,
+// so only a Kafka answer counts.
+func dial(addr string) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.RequestRetries(0), kgo.RetryTimeout(time.Second), kgo.DialTimeout(time.Second))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_, err = cl.Request(ctx, kmsg.NewPtrApiVersionsRequest())
+	return err
+}
