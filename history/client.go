@@ -1,0 +1,134 @@
+package history
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// clientLine is the JSON shape of a producer event: Kafka's
+// VerifiableProducer fields plus kconform's extensions. Pointers tell a
+// missing field from a zero.
+type clientLine struct {
+	Name       string  `json:"name"`
+	Timestamp  *int64  `json:"timestamp"` // ms since the epoch
+	Topic      string  `json:"topic"`
+	Partition  *int32  `json:"partition"`
+	Offset     *int64  `json:"offset"`
+	Value      *string `json:"value"`
+	Exception  string  `json:"exception"`
+	Message    string  `json:"message"`
+	ProducerID *int64  `json:"producer_id"`
+	Epoch      *int16  `json:"epoch"`
+	Counter    *int64  `json:"counter"`
+	RunID      string  `json:"run_id"`
+}
+
+// ClientLine is what kconform's bundled producer prints for an event; any
+// driver may print the same. Fields that do not apply are left out.
+type ClientLine struct {
+	Name       string `json:"name"`
+	Timestamp  int64  `json:"timestamp"`
+	Topic      string `json:"topic,omitempty"`
+	Partition  *int32 `json:"partition,omitempty"`
+	Offset     *int64 `json:"offset,omitempty"`
+	Key        string `json:"key,omitempty"`
+	Value      string `json:"value,omitempty"`
+	ProducerID *int64 `json:"producer_id,omitempty"`
+	Epoch      *int16 `json:"epoch,omitempty"`
+	Counter    *int64 `json:"counter,omitempty"`
+	RunID      string `json:"run_id,omitempty"`
+	Exception  string `json:"exception,omitempty"`
+	Message    string `json:"message,omitempty"`
+	// Sent and Acked are tool_data totals.
+	Sent  *int64 `json:"sent,omitempty"`
+	Acked *int64 `json:"acked,omitempty"`
+}
+
+var knownEvents = map[string]bool{
+	StartupComplete: true, SendSuccess: true, SendError: true,
+	ShutdownComplete: true, ToolData: true, ProducerFatal: true,
+}
+
+// ReadClientEvents parses a producer's JSON-lines output. Lines that are
+// not JSON, events of unknown names, and records of another run are
+// skipped, each with a warning that names its line; only a read error
+// stops it. Lines that are not JSON objects at all (a client's own log
+// output mixed in) are counted, not listed one by one.
+func ReadClientEvents(r io.Reader, runID string) (events []ClientEvent, warnings []string, err error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	line, noise := 0, 0
+	for sc.Scan() {
+		line++
+		text := sc.Bytes()
+		if len(text) == 0 {
+			continue
+		}
+		if text[0] != '{' {
+			noise++
+			continue
+		}
+		var l clientLine
+		if err := json.Unmarshal(text, &l); err != nil {
+			warnings = append(warnings, fmt.Sprintf("line %d: not a JSON event (%v), skipped", line, err))
+			continue
+		}
+		if !knownEvents[l.Name] {
+			warnings = append(warnings, fmt.Sprintf("line %d: unknown event %q, skipped", line, l.Name))
+			continue
+		}
+		if l.RunID != "" && runID != "" && l.RunID != runID {
+			warnings = append(warnings, fmt.Sprintf("line %d: record of run %s, not %s, skipped", line, l.RunID, runID))
+			continue
+		}
+		e := ClientEvent{Name: l.Name, Partition: -1, Offset: -1, Counter: -1, ProducerID: -1, Epoch: -1, Line: line}
+		if l.Timestamp != nil {
+			e.Time = time.UnixMilli(*l.Timestamp)
+		}
+		if l.Partition != nil {
+			e.Partition = *l.Partition
+		}
+		if l.Offset != nil {
+			e.Offset = *l.Offset
+		}
+		if l.ProducerID != nil {
+			e.ProducerID = *l.ProducerID
+		}
+		if l.Epoch != nil {
+			e.Epoch = *l.Epoch
+		}
+		switch {
+		case l.Counter != nil:
+			e.Counter = *l.Counter
+		case l.Value != nil:
+			run, _, counter, ok := ParsePayload([]byte(*l.Value))
+			if ok && run != "" && runID != "" && run != runID {
+				warnings = append(warnings, fmt.Sprintf("line %d: record of run %s, not %s, skipped", line, run, runID))
+				continue
+			}
+			if ok {
+				e.Counter = counter
+			}
+		}
+		if l.Exception != "" || l.Message != "" {
+			e.Error = l.Exception
+			if l.Message != "" {
+				if e.Error != "" {
+					e.Error += ": "
+				}
+				e.Error += l.Message
+			}
+		}
+		events = append(events, e)
+	}
+	if noise > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d lines were not JSON events (client log output?), skipped", noise))
+	}
+	if err := sc.Err(); err != nil {
+		return events, warnings, fmt.Errorf("read client events at line %d: %w", line+1, err)
+	}
+	return events, warnings, nil
+}

@@ -1,0 +1,184 @@
+// Package history holds what a kconform run observed, from every source: the
+// client's own events, the topic's log read back after the run, the wire
+// tap's record of produce traffic, and the faults that were injected. The
+// verifier judges a History and never talks to a cluster.
+package history
+
+import (
+	"time"
+)
+
+// History is everything observed in one scenario run.
+type History struct {
+	// RunID tells this run's records apart from any others in the topic.
+	RunID string `json:"run_id"`
+	// Topic is the topic the producer wrote to.
+	Topic string `json:"topic"`
+	// Client holds the producer's events, in the order it printed them.
+	Client []ClientEvent `json:"-"`
+	// Log holds every record batch of the topic, per partition in offset order.
+	Log []LogBatch `json:"-"`
+	// Wire holds what the tap saw, in the order it saw it.
+	Wire []WireEvent `json:"-"`
+	// Faults holds injected faults and repairs, in time order.
+	Faults []Fault `json:"-"`
+}
+
+// Client event names. The first five are those of Kafka's own
+// VerifiableProducer, so its output can be judged as is.
+const (
+	StartupComplete  = "startup_complete"
+	SendSuccess      = "producer_send_success"
+	SendError        = "producer_send_error"
+	ShutdownComplete = "shutdown_complete"
+	ToolData         = "tool_data"
+	// ProducerFatal says the client gave up for good: no later record can
+	// succeed without a new producer instance.
+	ProducerFatal = "producer_fatal"
+)
+
+// ClientEvent is one line of a producer's JSON output.
+type ClientEvent struct {
+	// Name is one of the event names above.
+	Name string `json:"name"`
+	// Time is when the client reported the event.
+	Time time.Time `json:"time"`
+	// Partition of the record; -1 when unknown (an error before partitioning).
+	Partition int32 `json:"partition"`
+	// Offset the broker acknowledged; -1 when none.
+	Offset int64 `json:"offset"`
+	// Counter is the record's per-partition number; -1 when unknown.
+	Counter int64 `json:"counter"`
+	// ProducerID and Epoch the client used, when it says (-1 otherwise).
+	ProducerID int64 `json:"producer_id"`
+	Epoch      int16 `json:"epoch"`
+	// Error is the client's error text for send errors and fatal events.
+	Error string `json:"error,omitempty"`
+	// Line is the event's line number in the client's output, for messages.
+	Line int `json:"line,omitempty"`
+}
+
+// LogBatch is one record batch as stored in a partition's log.
+type LogBatch struct {
+	Partition    int32 `json:"partition"`
+	BaseOffset   int64 `json:"base_offset"`
+	ProducerID   int64 `json:"producer_id"`
+	Epoch        int16 `json:"epoch"`
+	BaseSequence int32 `json:"base_sequence"`
+	Count        int32 `json:"count"`
+	// Transactional and Control come from the batch attributes.
+	Transactional bool `json:"transactional,omitempty"`
+	Control       bool `json:"control,omitempty"`
+	// Records are the batch's records that belong to this run.
+	Records []LogRecord `json:"records,omitempty"`
+}
+
+// LogRecord is one record of a batch: its offset and, when its value is in
+// kconform's format and from this run, its counter (-1 otherwise).
+type LogRecord struct {
+	Offset  int64 `json:"offset"`
+	Counter int64 `json:"counter"`
+}
+
+// Wire event kinds.
+const (
+	ConnOpen             = "conn_open"
+	ConnClose            = "conn_close"
+	ProduceRequest       = "produce_request"
+	ProduceResponse      = "produce_response"
+	InitProducerRequest  = "init_producer_id_request"
+	InitProducerResponse = "init_producer_id_response"
+	// Unanswered marks a request whose connection closed before an answer.
+	Unanswered = "unanswered"
+)
+
+// WireEvent is one thing the tap saw on a client connection.
+type WireEvent struct {
+	Kind string    `json:"kind"`
+	Time time.Time `json:"time"`
+	// Conn numbers the client connection; Broker is the broker behind it.
+	Conn   int64 `json:"conn"`
+	Broker int32 `json:"broker"`
+	// CorrelationID pairs a request with its response.
+	CorrelationID int32 `json:"correlation_id,omitempty"`
+	// Batches of a produce request; Results of a produce response.
+	Batches []WireBatch     `json:"batches,omitempty"`
+	Results []ProduceResult `json:"results,omitempty"`
+	// ProducerID, Epoch and ErrorCode of InitProducerId.
+	ProducerID int64 `json:"producer_id,omitempty"`
+	Epoch      int16 `json:"epoch,omitempty"`
+	ErrorCode  int16 `json:"error_code,omitempty"`
+	// Injected names the fault the tap applied to this message, if any.
+	Injected string `json:"injected,omitempty"`
+}
+
+// WireBatch is one batch of a produce request.
+type WireBatch struct {
+	Topic         string `json:"topic"`
+	Partition     int32  `json:"partition"`
+	ProducerID    int64  `json:"producer_id"`
+	Epoch         int16  `json:"epoch"`
+	BaseSequence  int32  `json:"base_sequence"`
+	Count         int32  `json:"count"`
+	Transactional bool   `json:"transactional,omitempty"`
+	// FirstCounter and LastCounter identify the records, when readable
+	// (uncompressed kconform payloads); -1 otherwise.
+	FirstCounter int64 `json:"first_counter"`
+	LastCounter  int64 `json:"last_counter"`
+}
+
+// ProduceResult is the answer for one partition of a produce request.
+type ProduceResult struct {
+	Topic          string `json:"topic"`
+	Partition      int32  `json:"partition"`
+	ErrorCode      int16  `json:"error_code"`
+	BaseOffset     int64  `json:"base_offset"`
+	LogStartOffset int64  `json:"log_start_offset"`
+}
+
+// Fault is one fault or repair step, as it was applied.
+type Fault struct {
+	Time time.Time `json:"time"`
+	// Action is what was done: kill, stop, start, pause, unpause,
+	// disconnect, reconnect, or a tap fault (drop-response, delay,
+	// blackhole, error-code, heal).
+	Action string `json:"action"`
+	// Target names what it was done to: "broker-2", "zookeeper", "all", a
+	// partition for tap faults.
+	Target string `json:"target"`
+	// Repair is true for steps that end a fault (start, unpause, reconnect,
+	// heal): liveness is judged from the last one.
+	Repair bool `json:"repair,omitempty"`
+	// Detail says anything else worth printing ("for 15s", "error 45").
+	Detail string `json:"detail,omitempty"`
+}
+
+func (f Fault) String() string {
+	s := f.Action + " " + f.Target
+	if f.Detail != "" {
+		s += " (" + f.Detail + ")"
+	}
+	return s
+}
+
+// FaultBefore returns the latest fault step at or before t, or nil.
+func (h *History) FaultBefore(t time.Time) *Fault {
+	var last *Fault
+	for i := range h.Faults {
+		if h.Faults[i].Time.After(t) {
+			break
+		}
+		last = &h.Faults[i]
+	}
+	return last
+}
+
+// LastFaultEnd returns the time of the last fault step, or the zero time.
+// Liveness is judged from it: a run that ends with a node still down has
+// its last fault as the end.
+func (h *History) LastFaultEnd() time.Time {
+	if len(h.Faults) == 0 {
+		return time.Time{}
+	}
+	return h.Faults[len(h.Faults)-1].Time
+}

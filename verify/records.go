@@ -1,0 +1,210 @@
+package verify
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/kconform/kconform/history"
+)
+
+// maxDenseCounter bounds the counters tracked in slices; beyond it (a
+// foreign client numbering from a timestamp, say) maps take over.
+const maxDenseCounter = 1 << 26
+
+// counterSet records, per counter, the first offset it was seen at.
+type counterSet struct {
+	dense  []int64 // offset+1, 0 = not seen
+	sparse map[int64]int64
+}
+
+func (s *counterSet) get(c int64) (int64, bool) {
+	if c < maxDenseCounter {
+		if c < int64(len(s.dense)) && s.dense[c] != 0 {
+			return s.dense[c] - 1, true
+		}
+		return 0, false
+	}
+	o, ok := s.sparse[c]
+	return o, ok
+}
+
+func (s *counterSet) put(c, offset int64) {
+	if c < maxDenseCounter {
+		for int64(len(s.dense)) <= c {
+			s.dense = append(s.dense, make([]int64, max(1024, len(s.dense)))...)
+		}
+		s.dense[c] = offset + 1
+		return
+	}
+	if s.sparse == nil {
+		s.sparse = map[int64]int64{}
+	}
+	s.sparse[c] = offset
+}
+
+// partitionLog is one partition's records of this run, in offset order.
+type partitionLog struct {
+	records []history.LogRecord
+	seen    counterSet
+	max     int64
+}
+
+func (p *partitionLog) at(offset int64) (history.LogRecord, bool) {
+	i := sort.Search(len(p.records), func(i int) bool { return p.records[i].Offset >= offset })
+	if i < len(p.records) && p.records[i].Offset == offset {
+		return p.records[i], true
+	}
+	return history.LogRecord{}, false
+}
+
+// checkRecords checks the records: acknowledged ones are in the log at
+// their offsets, none twice, in order, and none missing without an error.
+func (c *checker) checkRecords() {
+	if len(c.h.Log) == 0 {
+		c.v.Warnings = append(c.v.Warnings, "the history has no log read-back: record invariants (lost, duplicate, order, gap) were not checked")
+		return
+	}
+	logs := map[int32]*partitionLog{}
+	part := func(p int32) *partitionLog {
+		if logs[p] == nil {
+			logs[p] = &partitionLog{max: -1}
+		}
+		return logs[p]
+	}
+	for _, b := range c.h.Log {
+		pl := part(b.Partition)
+		for _, r := range b.Records {
+			c.v.Stats.LogRecords++
+			pl.records = append(pl.records, r)
+			if r.Counter < 0 {
+				continue
+			}
+			if first, dup := pl.seen.get(r.Counter); dup {
+				x := blank(Duplicate, "log")
+				x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Sequence = b.Partition, r.Offset, r.Counter, b.ProducerID, b.Epoch, b.BaseSequence
+				x.Time = c.ackTime[[2]int64{int64(b.Partition), r.Offset}]
+				x.Summary = fmt.Sprintf("partition %d: record %d is in the log twice, at offsets %d and %d", b.Partition, r.Counter, first, r.Offset)
+				c.add(x)
+				continue
+			}
+			if r.Counter < pl.max {
+				x := blank(Order, "log")
+				x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Sequence = b.Partition, r.Offset, r.Counter, b.ProducerID, b.Epoch, b.BaseSequence
+				x.Time = c.ackTime[[2]int64{int64(b.Partition), r.Offset}]
+				x.Summary = fmt.Sprintf("partition %d: record %d is at offset %d, after record %d", b.Partition, r.Counter, r.Offset, pl.max)
+				c.add(x)
+			}
+			pl.seen.put(r.Counter, r.Offset)
+			pl.max = max(pl.max, r.Counter)
+		}
+	}
+
+	// Which counters the client reported on, per partition.
+	reported := map[int32]*counterSet{}
+	for _, e := range c.h.Client {
+		if e.Counter < 0 || e.Partition < 0 || (e.Name != history.SendSuccess && e.Name != history.SendError) {
+			continue
+		}
+		if reported[e.Partition] == nil {
+			reported[e.Partition] = &counterSet{}
+		}
+		reported[e.Partition].put(e.Counter, 0)
+		pl := part(e.Partition)
+		pl.max = max(pl.max, e.Counter)
+		if e.Name != history.SendSuccess {
+			continue
+		}
+		r, ok := pl.at(e.Offset)
+		if ok && (e.Counter < 0 || r.Counter == e.Counter) {
+			continue
+		}
+		x := blank(AckedLost, "log")
+		x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Time = e.Partition, e.Offset, e.Counter, e.ProducerID, e.Epoch, e.Time
+		if ok {
+			where := fmt.Sprintf("record %d", r.Counter)
+			if r.Counter < 0 {
+				where = "another run's record"
+			}
+			x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged at offset %d, but the log holds %s there", e.Partition, e.Counter, e.Offset, where)
+			if other, found := pl.seen.get(e.Counter); found {
+				x.Summary += fmt.Sprintf(" (record %d is at offset %d)", e.Counter, other)
+			}
+		} else {
+			x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged at offset %d, which is not in the log", e.Partition, e.Counter, e.Offset)
+		}
+		c.add(x)
+	}
+
+	// Counters up to the highest seen must each be in the log or reported.
+	parts := make([]int32, 0, len(logs))
+	for p := range logs {
+		parts = append(parts, p)
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
+	for _, p := range parts {
+		pl, rep := logs[p], reported[p]
+		if rep == nil {
+			continue // no client events with counters: nothing to hold the log against
+		}
+		for counter := int64(0); counter <= pl.max; counter++ {
+			if _, ok := pl.seen.get(counter); ok {
+				continue
+			}
+			if _, ok := rep.get(counter); ok {
+				continue
+			}
+			x := blank(SilentGap, "client")
+			x.Partition, x.Counter = p, counter
+			x.Summary = fmt.Sprintf("partition %d: record %d is neither in the log nor reported as failed", p, counter)
+			c.add(x)
+		}
+	}
+}
+
+// checkLiveness checks that the producer did not die and acknowledged
+// records again soon after the last fault step.
+func (c *checker) checkLiveness() {
+	x := blank(Liveness, "client")
+	for _, e := range c.h.Client {
+		if e.Name == history.ProducerFatal {
+			x.Time = e.Time
+			x.Summary = fmt.Sprintf("the producer reported a fatal error: %s", e.Error)
+			c.add(x)
+			return
+		}
+	}
+	end := c.h.LastFaultEnd()
+	if end.IsZero() {
+		return
+	}
+	var after, shutdown bool
+	for _, e := range c.h.Client {
+		if e.Name == history.ShutdownComplete {
+			shutdown = true
+		}
+		if e.Time.Before(end) {
+			continue
+		}
+		switch e.Name {
+		case history.SendSuccess:
+			if wait := e.Time.Sub(end); wait > c.opts.LivenessBound {
+				x.Time = e.Time
+				x.Summary = fmt.Sprintf("the first record after the last fault step was acknowledged %.1f s later, more than %s", wait.Seconds(), c.opts.LivenessBound)
+				c.add(x)
+			}
+			return
+		case history.SendError:
+			after = true
+		}
+	}
+	if !after && shutdown {
+		return // the producer had finished its work before the faults ended
+	}
+	x.Time = end
+	if after {
+		x.Summary = "no record was acknowledged after the last fault step, only errors"
+	} else {
+		x.Summary = "the producer reported nothing after the last fault step"
+	}
+	c.add(x)
+}

@@ -1,0 +1,276 @@
+package verify
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kconform/kconform/history"
+)
+
+var oooSeq = kerr.OutOfOrderSequenceNumber.Code
+
+func mustPass(t *testing.T, v *Verdict) {
+	t.Helper()
+	if !v.Pass {
+		t.Fatalf("want pass, got %d violations: %s", len(v.Violations), v.Paragraph)
+	}
+}
+
+func mustFail(t *testing.T, v *Verdict, inv Invariant) *Violation {
+	t.Helper()
+	if v.Pass {
+		t.Fatalf("want a %s violation, got a pass", inv)
+	}
+	x := v.First(inv)
+	if x == nil {
+		t.Fatalf("want a %s violation, got: %s", inv, v.Paragraph)
+	}
+	return x
+}
+
+// The founding bug, librdkafka #3584: after a full-cluster outage the
+// producer reuses its producer id and epoch with the sequence back at 0;
+// the broker answers OUT_OF_ORDER_SEQUENCE_NUMBER; the producer is fatal.
+func TestFoundingBug(t *testing.T) {
+	b := newBuilder()
+	for i := range int32(8) {
+		b.send(0, 8000, 0, i, 1, 0) // sequences 0..7 acknowledged
+	}
+	b.fault("kill", "all")
+	b.tick(20 * time.Minute)
+	b.fault("start", "all")
+	b.tick(14 * time.Second)
+	b.send(0, 8000, 0, 0, 1, oooSeq)
+	b.fatal("Local: Inconsistent state: Unable to reconstruct MessageSet")
+	v := b.check()
+	x := mustFail(t, v, LegalReset)
+	if x.Source != "wire" || x.Partition != 0 || x.ProducerID != 8000 || x.Epoch != 0 || x.Sequence != 0 || x.LastAcked != 7 {
+		t.Errorf("violation fields: %+v", x)
+	}
+	if x.BrokerAnswer != "OUT_OF_ORDER_SEQUENCE_NUMBER" {
+		t.Errorf("broker answer %q", x.BrokerAnswer)
+	}
+	if x.Fault == nil || x.Fault.Action != "start" || x.SinceFault < 14 || x.SinceFault > 15 {
+		t.Errorf("nearest fault: %+v %.1f", x.Fault, x.SinceFault)
+	}
+	if v.First(Liveness) == nil {
+		t.Error("a fatal producer must violate liveness")
+	}
+	for _, want := range []string{"partition 0: producer 8000 epoch 0 sent base sequence 0 after sequence 7 was acknowledged",
+		"a sequence may restart only with a new producer id or a higher epoch", "OUT_OF_ORDER_SEQUENCE_NUMBER and the producer stopped"} {
+		if !strings.Contains(v.Paragraph, want) {
+			t.Errorf("paragraph lacks %q:\n%s", want, v.Paragraph)
+		}
+	}
+}
+
+// The silent variant: the reused sequences match batches the broker still
+// remembers, so it acknowledges them as duplicates at the old offsets and
+// the new records vanish.
+func TestSilentReuseLosesRecords(t *testing.T) {
+	b := newBuilder()
+	for i := range int32(3) {
+		b.send(0, 9000, 0, i, 1, 0)
+	}
+	b.fault("kill", "all")
+	b.fault("start", "all")
+	// New records 3-5 go out under sequences 0-2; the broker answers
+	// "duplicate" with the old offsets 0-2, and nothing new is logged.
+	for i := range int64(3) {
+		b.corr++
+		wb := history.WireBatch{Topic: "t", Partition: 0, ProducerID: 9000, Epoch: 0, BaseSequence: int32(i), Count: 1, FirstCounter: 3 + i, LastCounter: 3 + i}
+		b.h.Wire = append(b.h.Wire, history.WireEvent{Kind: history.ProduceRequest, Time: b.now, Conn: 1, CorrelationID: b.corr, Batches: []history.WireBatch{wb}},
+			history.WireEvent{Kind: history.ProduceResponse, Time: b.now, Conn: 1, CorrelationID: b.corr, Results: []history.ProduceResult{{Topic: "t", Partition: 0, BaseOffset: i}}})
+		b.ack(0, i, 3+i, 9000, 0)
+	}
+	v := b.check()
+	x := mustFail(t, v, AckedLost)
+	if x.Partition != 0 || x.Counter != 3 || x.Offset != 0 {
+		t.Errorf("lost violation: %+v", x)
+	}
+	mustFail(t, v, LegalReset)
+
+	// Without the wire, the log and the acks alone still convict.
+	b.h.Wire = nil
+	mustFail(t, b.check(), AckedLost)
+}
+
+func TestLegalHistoriesPass(t *testing.T) {
+	t.Run("epoch bump back to 0", func(t *testing.T) {
+		b := newBuilder()
+		b.send(0, 1, 0, 0, 5, 0)
+		b.send(0, 1, 0, 5, 5, 0)
+		b.fault("pause", "broker-1")
+		b.fault("unpause", "broker-1")
+		b.send(0, 1, 1, 0, 5, 0)
+		b.send(0, 1, 1, 5, 1, 0)
+		b.shutdown()
+		mustPass(t, b.check())
+	})
+	t.Run("new producer id", func(t *testing.T) {
+		b := newBuilder()
+		b.send(0, 1, 0, 0, 3, 0)
+		b.send(0, 2, 0, 0, 3, 0)
+		b.send(1, 2, 0, 0, 3, 0)
+		mustPass(t, b.check())
+	})
+	t.Run("wrap around after 2^31-1", func(t *testing.T) {
+		b := newBuilder()
+		b.send(0, 1, 0, maxSequence-2, 3, 0)
+		b.send(0, 1, 0, 0, 3, 0)
+		b.send(0, 1, 0, 3, 1, 0)
+		mustPass(t, b.check())
+	})
+	t.Run("retry of an unanswered batch lands as a duplicate", func(t *testing.T) {
+		b := newBuilder()
+		b.send(0, 1, 0, 0, 2, 0)
+		// Batch seq 2 (records 2-3) is written but its answer lost; the
+		// retry is answered as a duplicate with the original offset.
+		b.corr++
+		wb := history.WireBatch{Topic: "t", Partition: 0, ProducerID: 1, BaseSequence: 2, Count: 2, FirstCounter: 2, LastCounter: 3}
+		b.h.Wire = append(b.h.Wire, history.WireEvent{Kind: history.ProduceRequest, Time: b.now, Conn: 1, CorrelationID: b.corr, Batches: []history.WireBatch{wb}},
+			history.WireEvent{Kind: history.Unanswered, Time: b.now, Conn: 1, CorrelationID: b.corr})
+		b.log(0, 1, 0, 2, 2, 2)
+		b.counters[0] = 4
+		b.fault("drop-response", "t-0")
+		b.sendCounters(0, 1, 0, 2, 2, 2, 0)
+		// sendCounters logged it again; the broker would not: undo that.
+		b.h.Log = b.h.Log[:len(b.h.Log)-1]
+		b.offsets[0] -= 2
+		b.h.Client = b.h.Client[:len(b.h.Client)-2]
+		b.ack(0, 2, 2, 1, 0)
+		b.ack(0, 3, 3, 1, 0)
+		b.send(0, 1, 0, 4, 1, 0)
+		mustPass(t, b.check())
+	})
+	t.Run("failed records reported as errors", func(t *testing.T) {
+		b := newBuilder()
+		b.send(0, 1, 0, 0, 2, 0)
+		b.send(0, 1, 0, 2, 2, kerr.NotEnoughReplicas.Code)
+		// The failed batch was never written; the client bumps the epoch.
+		b.send(0, 1, 1, 0, 2, 0)
+		mustPass(t, b.check())
+	})
+}
+
+func TestSequenceGap(t *testing.T) {
+	b := newBuilder()
+	b.send(0, 1, 0, 0, 2, 0)
+	b.send(0, 1, 0, 5, 2, 0)
+	v := b.check()
+	x := mustFail(t, v, SequenceContinuity)
+	if x.Sequence != 5 || x.Expected != 2 {
+		t.Errorf("gap violation: %+v", x)
+	}
+	// Both the wire and the log show it.
+	sources := map[string]bool{}
+	for _, x := range v.Violations {
+		if x.Invariant == SequenceContinuity {
+			sources[x.Source] = true
+		}
+	}
+	if !sources["wire"] || !sources["log"] {
+		t.Errorf("gap seen in %v, want wire and log", sources)
+	}
+}
+
+func TestNewEpochMustStartAtZero(t *testing.T) {
+	b := newBuilder()
+	b.send(0, 1, 0, 0, 2, 0)
+	b.send(0, 1, 1, 2, 2, 0)
+	x := mustFail(t, b.check(), LegalReset)
+	if x.Epoch != 1 || x.Sequence != 2 || x.Expected != 0 {
+		t.Errorf("epoch violation: %+v", x)
+	}
+}
+
+func TestRetryWithDifferentRecordCount(t *testing.T) {
+	b := newBuilder()
+	b.send(0, 1, 0, 0, 2, kerr.NotLeaderForPartition.Code)
+	b.sendCounters(0, 1, 0, 0, 3, 0, 0)
+	mustFail(t, b.check(), RetryMismatch)
+}
+
+func TestDuplicateAndOrder(t *testing.T) {
+	b := newBuilder()
+	b.send(0, 1, 0, 0, 3, 0)
+	// Records 1 and 2 written again by a new producer id.
+	b.log(0, 2, 0, 0, 2, 1)
+	x := mustFail(t, b.check(), Duplicate)
+	if x.Counter != 1 || x.Offset != 3 {
+		t.Errorf("duplicate: %+v", x)
+	}
+
+	b = newBuilder()
+	b.log(0, 1, 0, 0, 1, 1)
+	b.log(0, 1, 0, 1, 1, 0)
+	b.ack(0, 0, 1, 1, 0)
+	b.ack(0, 1, 0, 1, 0)
+	x = mustFail(t, b.check(), Order)
+	if x.Counter != 0 || x.Offset != 1 {
+		t.Errorf("order: %+v", x)
+	}
+}
+
+func TestSilentGap(t *testing.T) {
+	b := newBuilder()
+	b.send(0, 1, 0, 0, 2, 0)
+	b.counters[0] = 3 // record 2 is never reported
+	b.send(0, 1, 0, 2, 1, 0)
+	x := mustFail(t, b.check(), SilentGap)
+	if x.Counter != 2 || x.Partition != 0 {
+		t.Errorf("gap: %+v", x)
+	}
+}
+
+func TestLiveness(t *testing.T) {
+	t.Run("errors only after the last fault", func(t *testing.T) {
+		b := newBuilder()
+		b.send(0, 1, 0, 0, 1, 0)
+		b.fault("kill", "broker-1")
+		b.fault("start", "broker-1")
+		b.send(0, 1, 0, 1, 1, kerr.RequestTimedOut.Code)
+		mustFail(t, b.check(), Liveness)
+	})
+	t.Run("acknowledged too late", func(t *testing.T) {
+		b := newBuilder()
+		b.fault("start", "broker-1")
+		b.tick(90 * time.Second)
+		b.send(0, 1, 0, 0, 1, 0)
+		mustFail(t, b.check(), Liveness)
+	})
+	t.Run("silent after the last fault", func(t *testing.T) {
+		b := newBuilder()
+		b.send(0, 1, 0, 0, 1, 0)
+		b.fault("start", "broker-1")
+		mustFail(t, b.check(), Liveness)
+	})
+	t.Run("finished before the fault", func(t *testing.T) {
+		b := newBuilder()
+		b.send(0, 1, 0, 0, 1, 0)
+		b.shutdown()
+		b.fault("kill", "broker-1")
+		mustPass(t, b.check())
+	})
+}
+
+func TestViolationsAreCapped(t *testing.T) {
+	b := newBuilder()
+	b.send(0, 1, 0, 0, 1, 0)
+	for i := range int32(50) {
+		b.send(0, 1, 0, 10*(i+1), 1, 0) // a gap every time
+	}
+	v := Check(&b.h, Options{MaxPerInvariant: 5})
+	n := 0
+	for _, x := range v.Violations {
+		if x.Invariant == SequenceContinuity {
+			n++
+		}
+	}
+	if n != 5 || v.Omitted[SequenceContinuity] != 95 {
+		t.Errorf("kept %d, omitted %d", n, v.Omitted[SequenceContinuity])
+	}
+}
