@@ -33,13 +33,19 @@ func ReadLog(ctx context.Context, cl *kgo.Client, topic, runID string) ([]LogBat
 	ends.Each(func(o kadm.ListedOffset) { partitions = append(partitions, o.Partition) })
 	sort.Slice(partitions, func(i, j int) bool { return partitions[i] < partitions[j] })
 
+	topics, err := adm.ListTopics(ctx, topic)
+	if err != nil {
+		return nil, fmt.Errorf("read back %s: metadata: %w", topic, err)
+	}
+	td := topics[topic]
 	decompressor := kgo.DefaultDecompressor()
 	var batches []LogBatch
 	for _, p := range partitions {
 		start, _ := starts.Lookup(topic, p)
 		end, _ := ends.Lookup(topic, p)
+		leader := td.Partitions[p].Leader
 		for offset := start.Offset; offset < end.Offset; {
-			got, next, err := fetchBatches(ctx, cl, topic, p, offset, start.LeaderEpoch, decompressor, runID)
+			got, next, err := fetchBatches(ctx, cl, leader, td.ID, topic, p, offset, decompressor, runID)
 			if err != nil {
 				return nil, fmt.Errorf("read back %s partition %d at offset %d: %w", topic, p, offset, err)
 			}
@@ -55,7 +61,7 @@ func ReadLog(ctx context.Context, cl *kgo.Client, topic, runID string) ([]LogBat
 
 // fetchBatches fetches from offset and returns the complete batches in the
 // answer and the offset after the last of them.
-func fetchBatches(ctx context.Context, cl *kgo.Client, topic string, partition int32, offset int64, _ int32, dec kgo.Decompressor, runID string) ([]LogBatch, int64, error) {
+func fetchBatches(ctx context.Context, cl *kgo.Client, leader int32, topicID [16]byte, topic string, partition int32, offset int64, dec kgo.Decompressor, runID string) ([]LogBatch, int64, error) {
 	req := kmsg.NewPtrFetchRequest()
 	req.ReplicaID = -1
 	req.MaxWaitMillis = 100
@@ -64,6 +70,7 @@ func fetchBatches(ctx context.Context, cl *kgo.Client, topic string, partition i
 	req.IsolationLevel = 0 // read uncommitted: every batch the log holds
 	rt := kmsg.NewFetchRequestTopic()
 	rt.Topic = topic
+	rt.TopicID = topicID // Fetch v13+ names topics by id
 	rp := kmsg.NewFetchRequestTopicPartition()
 	rp.Partition = partition
 	rp.FetchOffset = offset
@@ -73,10 +80,6 @@ func fetchBatches(ctx context.Context, cl *kgo.Client, topic string, partition i
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 
-	leader, err := leaderOf(ctx, cl, topic, partition)
-	if err != nil {
-		return nil, offset, err
-	}
 	kresp, err := cl.Broker(int(leader)).Request(ctx, req)
 	if err != nil {
 		return nil, offset, err
@@ -178,16 +181,4 @@ func varint(b []byte) (int64, int) {
 		s += 7
 	}
 	return 0, 0
-}
-
-func leaderOf(ctx context.Context, cl *kgo.Client, topic string, partition int32) (int32, error) {
-	td, err := kadm.NewClient(cl).ListTopics(ctx, topic)
-	if err != nil {
-		return -1, err
-	}
-	p, ok := td[topic].Partitions[partition]
-	if !ok || p.Leader < 0 {
-		return -1, fmt.Errorf("no leader for %s partition %d", topic, partition)
-	}
-	return p.Leader, nil
 }

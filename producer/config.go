@@ -1,0 +1,156 @@
+// Package producer is kconform's bundled idempotent producer: franz-go's
+// kgo with idempotence on and acks=all, a deterministic workload, and every
+// record's fate printed as a JSON line in the shape of Kafka's
+// VerifiableProducer events.
+package producer
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Config is what to produce and how. Zero values take the defaults named.
+type Config struct {
+	// Brokers are the bootstrap addresses.
+	Brokers []string
+	// Topic must exist; Partitions is how many of its partitions to write
+	// (default 1). Records go round-robin, partitioned by kconform itself.
+	Topic      string
+	Partitions int
+	// Count of records to send; 0 sends until the context ends.
+	Count int64
+	// Rate in records per second; 0 sends as fast as the client takes them.
+	Rate float64
+	// RunID is written into every record's value; default a random id.
+	RunID string
+	// MaxInFlight is the produce requests in flight per broker (default
+	// 5). franz-go's idempotent producer always keeps up to 5 in flight
+	// against Kafka 1.0+ and takes no other value, so only 5 is accepted;
+	// drivers of other clients take any value from 1 to 5.
+	MaxInFlight int
+	// Linger before a batch is sent (default 0: franz-go sends at once).
+	Linger time.Duration
+	// RequestTimeout is how long the broker may take for a produce request
+	// (default 30 s, Kafka's default).
+	RequestTimeout time.Duration
+	// DeliveryTimeout bounds a record's life before it fails (default 0:
+	// records never time out, so only unrecoverable errors fail them).
+	DeliveryTimeout time.Duration
+	// Retries per record (default 0: unlimited, bounded by DeliveryTimeout).
+	Retries int
+	// Extra client settings by name; see ExtraSettings.
+	Extra map[string]string
+}
+
+// ExtraSettings lists the settings Config.Extra takes, with what they set.
+var ExtraSettings = map[string]string{
+	"metadata.max.age.ms":  "kgo.MetadataMaxAge",
+	"metadata.min.age.ms":  "kgo.MetadataMinAge",
+	"retry.backoff.ms":     "kgo.RetryBackoffFn (constant)",
+	"batch.max.bytes":      "kgo.ProducerBatchMaxBytes",
+	"compression":          "kgo.ProducerBatchCompression: none, gzip, snappy, lz4 or zstd",
+	"conn.idle.timeout.ms": "kgo.ConnIdleTimeout",
+	"dial.timeout.ms":      "kgo.DialTimeout",
+	"client.id":            "kgo.ClientID",
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if len(c.Brokers) == 0 {
+		return c, fmt.Errorf("no brokers: give --brokers host:port[,host:port]")
+	}
+	if c.Topic == "" {
+		return c, fmt.Errorf("no topic: give --topic")
+	}
+	if c.Partitions == 0 {
+		c.Partitions = 1
+	}
+	if c.Partitions < 0 {
+		return c, fmt.Errorf("partitions %d: want at least 1", c.Partitions)
+	}
+	if c.MaxInFlight == 0 {
+		c.MaxInFlight = 5
+	}
+	if c.MaxInFlight < 1 || c.MaxInFlight > 5 {
+		return c, fmt.Errorf("max in-flight %d: the idempotent producer allows 1 to 5", c.MaxInFlight)
+	}
+	if c.MaxInFlight != 5 {
+		return c, fmt.Errorf("max in-flight %d: franz-go's idempotent producer always uses 5; use another driver to test fewer", c.MaxInFlight)
+	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = 30 * time.Second
+	}
+	if c.Count < 0 || c.Rate < 0 || c.Retries < 0 {
+		return c, fmt.Errorf("count, rate and retries must not be negative")
+	}
+	return c, nil
+}
+
+// options turns the config into kgo options.
+func (c Config) options() ([]kgo.Opt, error) {
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(c.Brokers...),
+		kgo.DefaultProduceTopic(c.Topic),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.ProducerLinger(c.Linger),
+		kgo.ProduceRequestTimeout(c.RequestTimeout),
+		kgo.ProducerBatchCompression(kgo.NoCompression()),
+		kgo.ClientID("kconform-producer"),
+	}
+	if c.DeliveryTimeout > 0 {
+		opts = append(opts, kgo.RecordDeliveryTimeout(c.DeliveryTimeout))
+	}
+	if c.Retries > 0 {
+		opts = append(opts, kgo.RecordRetries(c.Retries))
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Extra)) {
+		v := c.Extra[k]
+		ms := func() (time.Duration, error) {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return 0, fmt.Errorf("setting %s=%s: want milliseconds", k, v)
+			}
+			return time.Duration(n) * time.Millisecond, nil
+		}
+		var opt kgo.Opt
+		switch k {
+		case "metadata.max.age.ms", "metadata.min.age.ms", "retry.backoff.ms", "conn.idle.timeout.ms", "dial.timeout.ms":
+			d, err := ms()
+			if err != nil {
+				return nil, err
+			}
+			opt = map[string]func(time.Duration) kgo.Opt{
+				"metadata.max.age.ms":  kgo.MetadataMaxAge,
+				"metadata.min.age.ms":  kgo.MetadataMinAge,
+				"retry.backoff.ms":     func(d time.Duration) kgo.Opt { return kgo.RetryBackoffFn(func(int) time.Duration { return d }) },
+				"conn.idle.timeout.ms": kgo.ConnIdleTimeout,
+				"dial.timeout.ms":      kgo.DialTimeout,
+			}[k](d)
+		case "batch.max.bytes":
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("setting %s=%s: want a byte count", k, v)
+			}
+			opt = kgo.ProducerBatchMaxBytes(int32(n))
+		case "compression":
+			codec, ok := map[string]kgo.CompressionCodec{"none": kgo.NoCompression(), "gzip": kgo.GzipCompression(),
+				"snappy": kgo.SnappyCompression(), "lz4": kgo.Lz4Compression(), "zstd": kgo.ZstdCompression()}[v]
+			if !ok {
+				return nil, fmt.Errorf("setting compression=%s: want none, gzip, snappy, lz4 or zstd", v)
+			}
+			opt = kgo.ProducerBatchCompression(codec)
+		case "client.id":
+			opt = kgo.ClientID(v)
+		default:
+			return nil, fmt.Errorf("unknown setting %q: the bundled producer takes %s", k, strings.Join(slices.Sorted(maps.Keys(ExtraSettings)), ", "))
+		}
+		opts = append(opts, opt)
+	}
+	return opts, nil
+}

@@ -1,0 +1,186 @@
+package producer
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kconform/kconform/history"
+)
+
+// NewRunID returns a short random id for a run.
+func NewRunID() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// events writes JSON-lines events; it is safe for the produce callbacks.
+type events struct {
+	mu    sync.Mutex
+	w     *bufio.Writer
+	enc   *json.Encoder
+	topic string
+	run   string
+	err   error
+}
+
+func newEvents(w io.Writer, topic, run string) *events {
+	bw := bufio.NewWriter(w)
+	return &events{w: bw, enc: json.NewEncoder(bw), topic: topic, run: run}
+}
+
+func (e *events) emit(l history.ClientLine) {
+	l.Timestamp = time.Now().UnixMilli()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.enc.Encode(l); err != nil && e.err == nil {
+		e.err = err
+	}
+}
+
+func (e *events) flush() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.w.Flush(); err != nil && e.err == nil {
+		e.err = err
+	}
+	return e.err
+}
+
+// Stats are the totals of a run.
+type Stats struct {
+	Sent, Acked, Failed int64
+}
+
+// Run produces cfg's workload and writes every event to out, until Count
+// records are done or ctx ends. Every record sent ends as a
+// producer_send_success or a producer_send_error line. It returns an error
+// only when it could not run at all, after a producer_fatal line.
+func Run(ctx context.Context, cfg Config, out io.Writer) (Stats, error) {
+	var st Stats
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return st, err
+	}
+	if cfg.RunID == "" {
+		cfg.RunID = NewRunID()
+	}
+	ev := newEvents(out, cfg.Topic, cfg.RunID)
+	defer ev.flush()
+	fatal := func(err error) (Stats, error) {
+		ev.emit(history.ClientLine{Name: history.ProducerFatal, Message: err.Error(), RunID: cfg.RunID})
+		return st, err
+	}
+	opts, err := cfg.options()
+	if err != nil {
+		return fatal(err)
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return fatal(fmt.Errorf("start client: %w", err))
+	}
+	ev.emit(history.ClientLine{Name: history.StartupComplete, RunID: cfg.RunID})
+
+	// Flush events now and then so a reader following the output sees them.
+	stopFlush := make(chan struct{})
+	flushed := make(chan struct{})
+	go func() {
+		defer close(flushed)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				_ = ev.flush()
+			case <-stopFlush:
+				return
+			}
+		}
+	}()
+
+	var sent, acked, failed atomic.Int64
+	counters := make([]int64, cfg.Partitions)
+	start := time.Now()
+	for i := int64(0); cfg.Count == 0 || i < cfg.Count; i++ {
+		if cfg.Rate > 0 {
+			due := start.Add(time.Duration(float64(i) / cfg.Rate * float64(time.Second)))
+			if wait := time.Until(due); wait > 0 {
+				select {
+				case <-ctx.Done():
+				case <-time.After(wait):
+				}
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		p := int32(i % int64(cfg.Partitions))
+		counter := counters[p]
+		counters[p]++
+		value := history.Payload(cfg.RunID, p, counter)
+		r := &kgo.Record{Partition: p, Key: fmt.Appendf(nil, "%d-%d", p, counter), Value: value}
+		sent.Add(1)
+		// Produce blocks when the buffer is full; a context that ends
+		// while it waits fails the record through the callback.
+		cl.Produce(ctx, r, func(r *kgo.Record, err error) {
+			part, off, pid, epoch, c := r.Partition, r.Offset, r.ProducerID, r.ProducerEpoch, counter
+			line := history.ClientLine{Topic: cfg.Topic, Partition: &part, Key: string(r.Key), Value: string(r.Value),
+				Counter: &c, RunID: cfg.RunID}
+			if err != nil {
+				failed.Add(1)
+				line.Name = history.SendError
+				line.Exception = fmt.Sprintf("%T", err)
+				line.Message = err.Error()
+			} else {
+				acked.Add(1)
+				line.Name = history.SendSuccess
+				line.Offset, line.ProducerID, line.Epoch = &off, &pid, &epoch
+			}
+			ev.emit(line)
+		})
+	}
+	// Wait for every record's outcome. After the context ends, records
+	// still buffered get a last DeliveryTimeout (or 30 s) to finish, then
+	// Close fails them, each with its error line.
+	grace := cfg.DeliveryTimeout
+	if grace == 0 {
+		grace = 30 * time.Second
+	}
+	flushCtx, cancelFlush := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelFlush()
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-flushCtx.Done():
+			return
+		}
+		select {
+		case <-time.After(grace):
+			cancelFlush()
+		case <-flushCtx.Done():
+		}
+	}()
+	_ = cl.Flush(flushCtx)
+	cl.Close()
+	close(stopFlush)
+	<-flushed
+
+	st = Stats{Sent: sent.Load(), Acked: acked.Load(), Failed: failed.Load()}
+	s, a := st.Sent, st.Acked
+	ev.emit(history.ClientLine{Name: history.ToolData, RunID: cfg.RunID, Sent: &s, Acked: &a})
+	ev.emit(history.ClientLine{Name: history.ShutdownComplete, RunID: cfg.RunID})
+	if err := ev.flush(); err != nil {
+		return st, fmt.Errorf("write events: %w", err)
+	}
+	return st, nil
+}

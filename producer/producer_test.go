@@ -1,0 +1,182 @@
+package producer
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/verify"
+)
+
+// The fast tier: the bundled producer against franz-go's in-process kfake,
+// with request controls injecting errors and dropped connections, then
+// read back and verified. It tests kconform's own pipeline, not Kafka.
+
+func newFake(t testing.TB, partitions int32) *kfake.Cluster {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(partitions, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// runAndVerify produces cfg against the fake, reads the log back and
+// returns the history and its verdict.
+func runAndVerify(t *testing.T, c *kfake.Cluster, cfg Config) (*history.History, *verify.Verdict) {
+	t.Helper()
+	cfg.Brokers, cfg.Topic = c.ListenAddrs(), "t"
+	if cfg.RunID == "" {
+		cfg.RunID = "fast"
+	}
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := Run(ctx, cfg, &out)
+	if err != nil {
+		t.Fatalf("produce: %v", err)
+	}
+	events, warnings, err := history.ReadClientEvents(&out, cfg.RunID)
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("read events: %v %v", err, warnings)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	log, err := history.ReadLog(ctx, cl, "t", cfg.RunID)
+	if err != nil {
+		t.Fatalf("read back: %v", err)
+	}
+	h := &history.History{RunID: cfg.RunID, Topic: "t", Client: events, Log: log}
+	v := verify.Check(h, verify.Options{})
+	if st.Sent != cfg.Count || v.Stats.Acked+v.Stats.SendErrors != int(cfg.Count) {
+		t.Fatalf("sent %d, acked %d, failed %d of %d", st.Sent, v.Stats.Acked, v.Stats.SendErrors, cfg.Count)
+	}
+	return h, v
+}
+
+func TestProducerCleanRun(t *testing.T) {
+	c := newFake(t, 3)
+	_, v := runAndVerify(t, c, Config{Partitions: 3, Count: 3000})
+	if !v.Pass || v.Stats.Acked != 3000 || v.Stats.LogRecords != 3000 {
+		t.Fatalf("clean run: %s (stats %+v)", v.Paragraph, v.Stats)
+	}
+}
+
+func TestProducerThroughInjectedErrors(t *testing.T) {
+	c := newFake(t, 3)
+	// The first produce requests get NOT_LEADER_FOR_PARTITION for every
+	// partition, unwritten; franz-go retries them.
+	var injected atomic.Int32
+	c.ControlKey(int16(kmsg.Produce), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		if injected.Add(1) > 3 {
+			c.DropControl()
+			return nil, nil, false
+		}
+		c.KeepControl()
+		req := kreq.(*kmsg.ProduceRequest)
+		resp := req.ResponseKind().(*kmsg.ProduceResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewProduceResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewProduceResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = kerr.NotLeaderForPartition.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	_, v := runAndVerify(t, c, Config{Partitions: 3, Count: 2000, MaxInFlight: 5})
+	if injected.Load() < 3 {
+		t.Fatalf("only %d errors injected", injected.Load())
+	}
+	if !v.Pass || v.Stats.Acked != 2000 {
+		t.Fatalf("after injected errors: %s", v.Paragraph)
+	}
+}
+
+func TestProducerThroughDroppedConnections(t *testing.T) {
+	c := newFake(t, 2)
+	// Two produce requests are dropped with their connection closed, unanswered.
+	var dropped atomic.Int32
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		if dropped.Add(1) > 2 {
+			c.DropControl()
+			return nil, nil, false
+		}
+		c.KeepControl()
+		return nil, errors.New("dropped by test"), true
+	})
+	_, v := runAndVerify(t, c, Config{Partitions: 2, Count: 1000})
+	if dropped.Load() < 2 || !v.Pass || v.Stats.Acked != 1000 {
+		t.Fatalf("dropped %d: %s", dropped.Load(), v.Paragraph)
+	}
+}
+
+// The fast tier must be able to fail: a log that lost a batch convicts.
+func TestFastTierCatchesLostBatch(t *testing.T) {
+	c := newFake(t, 1)
+	h, v := runAndVerify(t, c, Config{Partitions: 1, Count: 300, Rate: 3000})
+	if !v.Pass {
+		t.Fatalf("clean run failed: %s", v.Paragraph)
+	}
+	if len(h.Log) < 3 {
+		t.Fatalf("only %d batches", len(h.Log))
+	}
+	h.Log = append(h.Log[:1], h.Log[2:]...)
+	v = verify.Check(h, verify.Options{})
+	if v.First(verify.AckedLost) == nil || v.First(verify.SequenceContinuity) == nil {
+		t.Fatalf("a removed batch went unnoticed: %s", v.Paragraph)
+	}
+}
+
+func TestProducerRejectsBadConfig(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Topic: "t"}, "no brokers"},
+		{Config{Brokers: []string{"x:1"}}, "no topic"},
+		{Config{Brokers: []string{"x:1"}, Topic: "t", MaxInFlight: 6}, "1 to 5"},
+		{Config{Brokers: []string{"x:1"}, Topic: "t", Extra: map[string]string{"bogus": "1"}}, `unknown setting "bogus"`},
+		{Config{Brokers: []string{"x:1"}, Topic: "t", Extra: map[string]string{"metadata.max.age.ms": "soon"}}, "want milliseconds"},
+	} {
+		cfg, err := tc.cfg.withDefaults()
+		if err == nil {
+			_, err = cfg.options()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+}
+
+// BenchmarkProducerKfake reports the bundled producer's records per second
+// against kfake: go test -bench ProducerKfake ./producer
+func BenchmarkProducerKfake(b *testing.B) {
+	c := newFake(b, 3)
+	var out bytes.Buffer
+	b.ResetTimer()
+	start := time.Now()
+	st, err := Run(context.Background(), Config{Brokers: c.ListenAddrs(), Topic: "t", Partitions: 3, Count: int64(b.N), RunID: "bench"}, &out)
+	if err != nil || st.Acked != int64(b.N) {
+		b.Fatalf("acked %d of %d: %v", st.Acked, b.N, err)
+	}
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "records/s")
+}
