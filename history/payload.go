@@ -46,10 +46,11 @@ func ParsePayload(value []byte) (run string, partition int32, counter int64, ok 
 }
 
 // CounterFor returns the counter of a value that belongs to run (or carries
-// no run, as a foreign client's plain numbers), or -1.
+// no run, as a foreign client's plain numbers), or -1. An empty runID takes
+// every run's values.
 func CounterFor(value []byte, runID string) int64 {
 	run, _, counter, ok := ParsePayload(value)
-	if !ok || (run != "" && run != runID) {
+	if !ok || (runID != "" && run != "" && run != runID) {
 		return -1
 	}
 	return counter

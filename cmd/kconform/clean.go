@@ -1,0 +1,24 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kconform/kconform/fixtures"
+)
+
+func runClean(args []string) error {
+	fs := newFlags("clean", "")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	n, err := fixtures.Sweep(ctx, "")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("kconform clean: removed %d containers and networks\n", n)
+	return nil
+}

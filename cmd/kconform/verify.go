@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/verify"
+)
+
+func runVerify(args []string) error {
+	fs := newFlags("verify", "(--history h.jsonl | --events producer.jsonl [--brokers host:port --topic t]) [flags]")
+	historyPath := fs.String("history", "", "a saved history (JSON lines) to judge")
+	eventsPath := fs.String("events", "", "a producer's JSON-lines output to judge")
+	brokers := fs.String("brokers", "", "with --events: read the topic's log back from these brokers")
+	topic := fs.String("topic", "", "with --events: the topic the producer wrote")
+	runID := fs.String("run-id", "", "with --events: only this run's records (default: the run id in the events)")
+	saveHistory := fs.String("save-history", "", "write the assembled history here")
+	verdictPath := fs.String("verdict", "", "write the verdict JSON here")
+	liveness := fs.Duration("liveness", 60*time.Second, "how soon after the last fault records must be acknowledged again")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var h *history.History
+	var warnings []string
+	switch {
+	case *historyPath != "" && *eventsPath != "":
+		return usageError{"give --history or --events, not both"}
+	case *historyPath != "":
+		var err error
+		if h, warnings, err = history.ReadFile(*historyPath); err != nil {
+			return err
+		}
+	case *eventsPath != "":
+		f, err := os.Open(*eventsPath)
+		if err != nil {
+			return fmt.Errorf("open events: %w", err)
+		}
+		defer f.Close()
+		events, w, err := history.ReadClientEvents(f, *runID)
+		if err != nil {
+			return err
+		}
+		warnings = w
+		h = &history.History{RunID: *runID, Topic: *topic, Client: events}
+		if *brokers != "" {
+			if *topic == "" {
+				return usageError{"--brokers needs --topic"}
+			}
+			cl, err := kgo.NewClient(kgo.SeedBrokers(splitList(*brokers)...))
+			if err != nil {
+				return fmt.Errorf("connect to %s: %w", *brokers, err)
+			}
+			defer cl.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if h.Log, err = history.ReadLog(ctx, cl, *topic, *runID); err != nil {
+				return err
+			}
+		}
+	default:
+		return usageError{"nothing to verify: give --history or --events"}
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(os.Stderr, "kconform verify: warning:", w)
+	}
+	if *saveHistory != "" {
+		if err := h.WriteFile(*saveHistory); err != nil {
+			return err
+		}
+	}
+	v := verify.Check(h, verify.Options{LivenessBound: *liveness})
+	v.Warnings = append(warnings, v.Warnings...)
+	if *verdictPath != "" {
+		if err := v.WriteFile(*verdictPath); err != nil {
+			return err
+		}
+	}
+	if v.Pass {
+		fmt.Println("PASS:", v.Paragraph)
+		return nil
+	}
+	fmt.Println("FAIL:", v.Paragraph)
+	return failedError{}
+}

@@ -1,0 +1,183 @@
+package wiretap
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kconform/kconform/history"
+)
+
+// rule is a pending protocol fault on produce traffic for one partition.
+type rule struct {
+	action    string // drop-response or error-code
+	topic     string
+	partition int32
+	code      int16
+	remaining int
+}
+
+// matches tells whether req carries the rule's partition; ids names topics
+// by id for Produce v13+.
+func (r *rule) matches(req *kmsg.ProduceRequest, ids map[[16]byte]string) bool {
+	for _, rt := range req.Topics {
+		if topicOf(rt.Topic, rt.TopicID, ids) != r.topic {
+			continue
+		}
+		for _, rp := range rt.Partitions {
+			if rp.Partition == r.partition {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// take finds the first live rule of action matching req and uses it up.
+func (t *Tap) take(action string, req *kmsg.ProduceRequest) *rule {
+	if req == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, r := range t.rules {
+		if r.action != action || !r.matches(req, t.topicIDs) {
+			continue
+		}
+		r.remaining--
+		if r.remaining <= 0 {
+			t.rules = append(t.rules[:i], t.rules[i+1:]...)
+		}
+		return r
+	}
+	return nil
+}
+
+// injectFor answers a produce request itself when an error-code rule
+// matches, without forwarding it; nil means forward.
+func (t *Tap) injectFor(c *conn, p *pending) kmsg.Response {
+	r := t.take("error-code", p.produce)
+	if r == nil {
+		return nil
+	}
+	resp := p.produce.ResponseKind().(*kmsg.ProduceResponse)
+	e := history.WireEvent{Kind: history.ProduceResponse, Time: time.Now(), Conn: c.id, Broker: c.broker, CorrelationID: p.correlation,
+		Injected: "error-code " + errorName(r.code)}
+	for _, rt := range p.produce.Topics {
+		st := kmsg.NewProduceResponseTopic()
+		st.Topic, st.TopicID = rt.Topic, rt.TopicID
+		topic := t.topicName(rt.Topic, rt.TopicID)
+		for _, rp := range rt.Partitions {
+			sp := kmsg.NewProduceResponseTopicPartition()
+			sp.Partition, sp.ErrorCode, sp.BaseOffset = rp.Partition, r.code, -1
+			st.Partitions = append(st.Partitions, sp)
+			e.Results = append(e.Results, history.ProduceResult{Topic: topic, Partition: rp.Partition, ErrorCode: r.code, BaseOffset: -1, LogStartOffset: -1})
+		}
+		resp.Topics = append(resp.Topics, st)
+	}
+	t.record(e)
+	t.recordFault(history.Fault{Action: "error-code", Target: fmt.Sprintf("%s-%d", r.topic, r.partition), Detail: errorName(r.code)})
+	return resp
+}
+
+// dropFor tells whether the answer to p is to be swallowed.
+func (t *Tap) dropFor(p *pending) bool {
+	r := t.take("drop-response", p.produce)
+	if r == nil {
+		return false
+	}
+	t.recordFault(history.Fault{Action: "drop-response", Target: fmt.Sprintf("%s-%d", r.topic, r.partition), Detail: "written, answer dropped, connection closed"})
+	return true
+}
+
+func errorName(code int16) string {
+	if err := kerr.ErrorForCode(code); err != nil {
+		if ke, ok := err.(*kerr.Error); ok {
+			return ke.Message
+		}
+	}
+	return fmt.Sprintf("error %d", code)
+}
+
+// DropResponses lets the next n produce requests that carry topic's
+// partition reach the broker and be written, then swallows their answers
+// and closes those connections: the "possibly persisted" case.
+func (t *Tap) DropResponses(topic string, partition int32, n int) {
+	t.addRule(&rule{action: "drop-response", topic: topic, partition: partition, remaining: n})
+}
+
+// FailProduces answers the next n produce requests that carry topic's
+// partition with code for every partition, without forwarding them.
+func (t *Tap) FailProduces(topic string, partition int32, code int16, n int) {
+	t.addRule(&rule{action: "error-code", topic: topic, partition: partition, code: code, remaining: n})
+}
+
+func (t *Tap) addRule(r *rule) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.rules = append(t.rules, r)
+}
+
+// Delay holds every answer for d before passing it on (0 ends it).
+func (t *Tap) Delay(d time.Duration) {
+	t.mu.Lock()
+	t.delay = d
+	t.mu.Unlock()
+	if d > 0 {
+		t.recordFault(history.Fault{Action: "delay", Target: "all", Detail: d.String()})
+	} else {
+		t.recordFault(history.Fault{Action: "heal", Target: "delay", Repair: true})
+	}
+}
+
+// CloseConnections closes every client connection to the broker at
+// upstream ("" for all brokers).
+func (t *Tap) CloseConnections(upstream string) {
+	t.mu.Lock()
+	var victims []*conn
+	for _, c := range t.conns {
+		if upstream == "" || c.l.upstream == upstream {
+			victims = append(victims, c)
+		}
+	}
+	t.mu.Unlock()
+	for _, c := range victims {
+		c.close()
+	}
+	t.recordFault(history.Fault{Action: "close-connections", Target: targetName(upstream), Detail: fmt.Sprintf("%d connections", len(victims))})
+}
+
+// Blackhole makes the tap accept the broker's connections and requests and
+// never answer or forward them, until Heal.
+func (t *Tap) Blackhole(upstream string) error {
+	l, err := t.listenerFor(upstream)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	l.blackhole = true
+	t.mu.Unlock()
+	t.recordFault(history.Fault{Action: "blackhole", Target: targetName(upstream)})
+	return nil
+}
+
+// Heal ends every blackhole and delay and drops rules not yet used.
+func (t *Tap) Heal() {
+	t.mu.Lock()
+	for _, l := range t.listeners {
+		l.blackhole = false
+	}
+	t.delay = 0
+	t.rules = nil
+	t.mu.Unlock()
+	t.recordFault(history.Fault{Action: "heal", Target: "all", Repair: true})
+}
+
+func targetName(upstream string) string {
+	if upstream == "" {
+		return "all"
+	}
+	return upstream
+}

@@ -1,0 +1,164 @@
+package wiretap
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kconform/kconform/history"
+)
+
+var decompressor = kgo.DefaultDecompressor()
+
+// batchesOf lists a produce request's batches with their sequence data and
+// the counters of their first and last records (when readable).
+func (t *Tap) batchesOf(req *kmsg.ProduceRequest) []history.WireBatch {
+	var out []history.WireBatch
+	for _, rt := range req.Topics {
+		topic := t.topicName(rt.Topic, rt.TopicID)
+		for _, rp := range rt.Partitions {
+			batches, _, _ := history.ParseBatches(rp.Records, rp.Partition, 0, decompressor, "")
+			for _, b := range batches {
+				wb := history.WireBatch{Topic: topic, Partition: rp.Partition, ProducerID: b.ProducerID, Epoch: b.Epoch,
+					BaseSequence: b.BaseSequence, Count: b.Count, Transactional: b.Transactional, FirstCounter: -1, LastCounter: -1}
+				if n := len(b.Records); n > 0 {
+					wb.FirstCounter, wb.LastCounter = b.Records[0].Counter, b.Records[n-1].Counter
+				}
+				out = append(out, wb)
+			}
+		}
+	}
+	return out
+}
+
+// topicName names a topic given by name (Produce up to v12) or by id (v13+).
+func (t *Tap) topicName(name string, id [16]byte) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return topicOf(name, id, t.topicIDs)
+}
+
+func topicOf(name string, id [16]byte, ids map[[16]byte]string) string {
+	if name != "" {
+		return name
+	}
+	return ids[id]
+}
+
+// handleResponse records and rewrites one answer and returns the frame to
+// give the client. Answers the tap does not rewrite pass byte for byte.
+func (t *Tap) handleResponse(c *conn, p *pending, body []byte) ([]byte, error) {
+	switch kmsg.Key(p.key) {
+	case kmsg.Produce, kmsg.InitProducerID, kmsg.Metadata, kmsg.FindCoordinator, kmsg.DescribeCluster, kmsg.ApiVersions:
+	default:
+		return frame(body), nil
+	}
+	at, err := responseBodyAt(body, p.key, p.version)
+	if err != nil {
+		return nil, fmt.Errorf("malformed %s response header: %w", kmsg.NameForKey(p.key), err)
+	}
+	resp := kmsg.ResponseForKey(p.key)
+	resp.SetVersion(p.version)
+	if err := resp.ReadFrom(body[at:]); err != nil {
+		if p.key == int16(kmsg.ApiVersions) {
+			// A broker answers an ApiVersions version it does not support
+			// with a v0 body; pass it on for the client to retry lower.
+			return frame(body), nil
+		}
+		return nil, fmt.Errorf("malformed %s v%d response: %w", kmsg.NameForKey(p.key), p.version, err)
+	}
+	now := time.Now()
+	rewritten := true
+	switch r := resp.(type) {
+	case *kmsg.ProduceResponse:
+		rewritten = false
+		e := history.WireEvent{Kind: history.ProduceResponse, Time: now, Conn: c.id, Broker: c.broker, CorrelationID: p.correlation}
+		for _, rt := range r.Topics {
+			topic := t.topicName(rt.Topic, rt.TopicID)
+			for _, rp := range rt.Partitions {
+				e.Results = append(e.Results, history.ProduceResult{Topic: topic, Partition: rp.Partition, ErrorCode: rp.ErrorCode,
+					BaseOffset: rp.BaseOffset, LogStartOffset: rp.LogStartOffset})
+			}
+		}
+		if t.dropFor(p) {
+			p.drop = true
+			e.Injected = "drop-response"
+		}
+		t.record(e)
+	case *kmsg.InitProducerIDResponse:
+		rewritten = false
+		t.record(history.WireEvent{Kind: history.InitProducerResponse, Time: now, Conn: c.id, Broker: c.broker, CorrelationID: p.correlation,
+			ProducerID: r.ProducerID, Epoch: r.ProducerEpoch, ErrorCode: r.ErrorCode})
+	case *kmsg.MetadataResponse:
+		for i := range r.Brokers {
+			b := &r.Brokers[i]
+			t.learnNode(b.Host, b.Port, b.NodeID)
+			if b.Host, b.Port, err = t.rewriteAddr(b.Host, b.Port); err != nil {
+				return nil, err
+			}
+		}
+		t.mu.Lock()
+		for _, tp := range r.Topics {
+			if tp.Topic != nil {
+				t.topicIDs[tp.TopicID] = *tp.Topic
+			}
+		}
+		t.mu.Unlock()
+	case *kmsg.FindCoordinatorResponse:
+		if r.Host != "" {
+			if r.Host, r.Port, err = t.rewriteAddr(r.Host, r.Port); err != nil {
+				return nil, err
+			}
+		}
+		for i := range r.Coordinators {
+			co := &r.Coordinators[i]
+			if co.Host != "" {
+				if co.Host, co.Port, err = t.rewriteAddr(co.Host, co.Port); err != nil {
+					return nil, err
+				}
+			}
+		}
+	case *kmsg.DescribeClusterResponse:
+		for i := range r.Brokers {
+			b := &r.Brokers[i]
+			if b.Host, b.Port, err = t.rewriteAddr(b.Host, b.Port); err != nil {
+				return nil, err
+			}
+		}
+	case *kmsg.ApiVersionsResponse:
+		capVersions(r)
+	}
+	if !rewritten {
+		return frame(body), nil
+	}
+	return responseFrame(p.correlation, resp), nil
+}
+
+// capVersions lowers every advertised maximum to what kmsg can decode, so
+// a client newer than the tap never sends it something it cannot read.
+func capVersions(r *kmsg.ApiVersionsResponse) {
+	for i := range r.ApiKeys {
+		k := &r.ApiKeys[i]
+		req := kmsg.RequestForKey(k.ApiKey)
+		if req == nil {
+			continue
+		}
+		if max := req.MaxVersion(); k.MaxVersion > max {
+			k.MaxVersion = max
+		}
+	}
+}
+
+// learnNode remembers which broker id stands behind an upstream address,
+// so wire events name the broker.
+func (t *Tap) learnNode(host string, port, node int32) {
+	l, err := t.listenerFor(fmt.Sprintf("%s:%d", host, port))
+	if err != nil {
+		return
+	}
+	t.mu.Lock()
+	l.nodeID = node
+	t.mu.Unlock()
+}

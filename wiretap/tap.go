@@ -1,0 +1,391 @@
+// Package wiretap is a Kafka-aware TCP proxy. Clients bootstrap at the tap;
+// it rewrites broker addresses in Metadata, FindCoordinator and
+// DescribeCluster answers so every later connection goes through it too,
+// records every produce batch and answer as history, and injects
+// protocol-level faults against the real broker behind it. All decoding and
+// encoding is franz-go's kmsg.
+package wiretap
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kconform/kconform/history"
+)
+
+// Tap is a running proxy: one 127.0.0.1 listener per upstream broker.
+type Tap struct {
+	mu        sync.Mutex
+	listeners map[string]*listener // by upstream address
+	conns     map[int64]*conn
+	topicIDs  map[[16]byte]string
+	wire      []history.WireEvent
+	faults    []history.Fault
+	rules     []*rule
+	delay     time.Duration
+	closed    bool
+
+	nextConn atomic.Int64
+	logf     func(format string, args ...any)
+	wg       sync.WaitGroup
+}
+
+// listener is the tap's stand-in for one broker.
+type listener struct {
+	upstream string
+	ln       net.Listener
+	addr     string
+	// nodeID is the broker id behind it, once metadata has named it.
+	nodeID int32
+	// blackhole makes the tap take this broker's requests and never answer.
+	blackhole bool
+}
+
+// Option configures a Tap.
+type Option func(*Tap)
+
+// WithLogf sends the tap's own diagnostics (closed connections, broken
+// frames) to logf; default the standard logger.
+func WithLogf(logf func(format string, args ...any)) Option {
+	return func(t *Tap) { t.logf = logf }
+}
+
+// New starts a tap in front of the given broker addresses.
+func New(upstreams []string, opts ...Option) (*Tap, error) {
+	t := &Tap{listeners: map[string]*listener{}, conns: map[int64]*conn{}, topicIDs: map[[16]byte]string{}, logf: log.Printf}
+	for _, o := range opts {
+		o(t)
+	}
+	for _, u := range upstreams {
+		if _, err := t.listenerFor(u); err != nil {
+			t.Close()
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// Addrs returns the tap's addresses for the upstreams given to New, in order
+// of their listeners' creation; clients bootstrap here.
+func (t *Tap) Addrs() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for _, l := range t.listeners {
+		out = append(out, l.addr)
+	}
+	return out
+}
+
+// AddrFor returns the tap address standing in for an upstream address.
+func (t *Tap) AddrFor(upstream string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if l := t.listeners[upstream]; l != nil {
+		return l.addr
+	}
+	return ""
+}
+
+// listenerFor returns the listener for upstream, starting one if needed.
+func (t *Tap) listenerFor(upstream string) (*listener, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if l := t.listeners[upstream]; l != nil {
+		return l, nil
+	}
+	if t.closed {
+		return nil, errors.New("tap closed")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("tap listen for %s: %w", upstream, err)
+	}
+	l := &listener{upstream: upstream, ln: ln, addr: ln.Addr().String(), nodeID: -1}
+	t.listeners[upstream] = l
+	t.wg.Add(1)
+	go t.accept(l)
+	return l, nil
+}
+
+func (t *Tap) accept(l *listener) {
+	defer t.wg.Done()
+	for {
+		c, err := l.ln.Accept()
+		if err != nil {
+			return
+		}
+		t.wg.Add(1)
+		go func() {
+			defer t.wg.Done()
+			t.serve(l, c)
+		}()
+	}
+}
+
+// Close stops the tap and closes every connection.
+func (t *Tap) Close() error {
+	t.mu.Lock()
+	t.closed = true
+	for _, l := range t.listeners {
+		l.ln.Close()
+	}
+	for _, c := range t.conns {
+		c.close()
+	}
+	t.mu.Unlock()
+	t.wg.Wait()
+	return nil
+}
+
+// Wire returns a copy of the wire events recorded so far.
+func (t *Tap) Wire() []history.WireEvent {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]history.WireEvent(nil), t.wire...)
+}
+
+// Faults returns a copy of the faults the tap injected so far.
+func (t *Tap) Faults() []history.Fault {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]history.Fault(nil), t.faults...)
+}
+
+func (t *Tap) record(e history.WireEvent) {
+	t.mu.Lock()
+	t.wire = append(t.wire, e)
+	t.mu.Unlock()
+}
+
+func (t *Tap) recordFault(f history.Fault) {
+	f.Time = time.Now()
+	t.mu.Lock()
+	t.faults = append(t.faults, f)
+	t.mu.Unlock()
+}
+
+// rewriteAddr maps a broker's advertised address to the tap's stand-in.
+func (t *Tap) rewriteAddr(host string, port int32) (string, int32, error) {
+	l, err := t.listenerFor(net.JoinHostPort(host, strconv.Itoa(int(port))))
+	if err != nil {
+		return "", 0, err
+	}
+	h, p, _ := net.SplitHostPort(l.addr)
+	n, _ := strconv.Atoi(p)
+	return h, int32(n), nil
+}
+
+// conn is one client connection and its upstream connection.
+type conn struct {
+	id       int64
+	l        *listener
+	client   net.Conn
+	upstream net.Conn
+	broker   int32
+
+	mu      sync.Mutex
+	queue   []*pending // requests awaiting an answer, in the order sent
+	closing sync.Once
+}
+
+// pending is a request the client awaits an answer to.
+type pending struct {
+	key, version int16
+	correlation  int32
+	produce      *kmsg.ProduceRequest
+	// ready is the answer frame once known; drop swallows it.
+	ready []byte
+	drop  bool
+	done  bool
+}
+
+func (c *conn) close() {
+	c.closing.Do(func() {
+		c.client.Close()
+		c.upstream.Close()
+	})
+}
+
+func (t *Tap) serve(l *listener, client net.Conn) {
+	up, err := net.DialTimeout("tcp", l.upstream, 5*time.Second)
+	if err != nil {
+		// The broker is down: the client sees a refused-like close, as it
+		// would without the tap.
+		client.Close()
+		return
+	}
+	t.mu.Lock()
+	c := &conn{id: t.nextConn.Add(1), l: l, client: client, upstream: up, broker: l.nodeID}
+	if t.closed {
+		t.mu.Unlock()
+		c.close()
+		return
+	}
+	t.conns[c.id] = c
+	t.mu.Unlock()
+	t.record(history.WireEvent{Kind: history.ConnOpen, Time: time.Now(), Conn: c.id, Broker: c.broker})
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := t.fromUpstream(c); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+			t.logf("wiretap: conn %d: from broker %s: %v; closing", c.id, l.upstream, err)
+		}
+		c.close()
+	}()
+	if err := t.fromClient(c); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+		t.logf("wiretap: conn %d: from client: %v; closing", c.id, err)
+	}
+	c.close()
+	<-done
+
+	now := time.Now()
+	c.mu.Lock()
+	for _, p := range c.queue {
+		if !p.done || p.drop {
+			t.record(history.WireEvent{Kind: history.Unanswered, Time: now, Conn: c.id, Broker: c.broker, CorrelationID: p.correlation})
+		}
+	}
+	c.mu.Unlock()
+	t.record(history.WireEvent{Kind: history.ConnClose, Time: now, Conn: c.id, Broker: c.broker})
+	t.mu.Lock()
+	delete(t.conns, c.id)
+	t.mu.Unlock()
+}
+
+// fromClient reads requests, records them, applies request faults and
+// forwards the rest byte for byte.
+func (t *Tap) fromClient(c *conn) error {
+	for {
+		body, err := readFrame(c.client)
+		if err != nil {
+			return err
+		}
+		h, err := parseRequestHeader(body)
+		if err != nil {
+			return fmt.Errorf("malformed request header: %w", err)
+		}
+		p := &pending{key: h.key, version: h.version, correlation: h.correlation}
+		now := time.Now()
+		switch kmsg.Key(h.key) {
+		case kmsg.Produce:
+			req := kmsg.NewPtrProduceRequest()
+			req.Version = h.version
+			if err := req.ReadFrom(body[h.bodyAt:]); err != nil {
+				return fmt.Errorf("malformed produce request v%d: %w", h.version, err)
+			}
+			p.produce = req
+			t.record(history.WireEvent{Kind: history.ProduceRequest, Time: now, Conn: c.id, Broker: c.broker,
+				CorrelationID: h.correlation, Batches: t.batchesOf(req)})
+			if req.Acks == 0 {
+				p = nil // no answer will come
+			}
+		case kmsg.InitProducerID:
+			t.record(history.WireEvent{Kind: history.InitProducerRequest, Time: now, Conn: c.id, Broker: c.broker, CorrelationID: h.correlation})
+		}
+		if t.blackholed(c.l) {
+			continue // taken, never forwarded, never answered
+		}
+		if p != nil {
+			if resp := t.injectFor(c, p); resp != nil {
+				p.ready, p.done = responseFrame(h.correlation, resp), true
+				t.enqueue(c, p)
+				if err := t.flush(c); err != nil {
+					return err
+				}
+				continue
+			}
+			t.enqueue(c, p)
+		}
+		if _, err := c.upstream.Write(frame(body)); err != nil {
+			return err
+		}
+	}
+}
+
+func (t *Tap) blackholed(l *listener) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return l.blackhole
+}
+
+func (t *Tap) enqueue(c *conn, p *pending) {
+	c.mu.Lock()
+	c.queue = append(c.queue, p)
+	c.mu.Unlock()
+}
+
+// fromUpstream reads answers, records and rewrites them, and hands them to
+// the client in request order.
+func (t *Tap) fromUpstream(c *conn) error {
+	for {
+		body, err := readFrame(c.upstream)
+		if err != nil {
+			return err
+		}
+		t.mu.Lock()
+		delay := t.delay
+		t.mu.Unlock()
+		if delay > 0 {
+			time.Sleep(delay)
+		}
+		if len(body) < 4 {
+			return errors.New("malformed response: no correlation id")
+		}
+		corr := int32(uint32(body[0])<<24 | uint32(body[1])<<16 | uint32(body[2])<<8 | uint32(body[3]))
+		c.mu.Lock()
+		var p *pending
+		for _, q := range c.queue {
+			if q.correlation == corr && !q.done {
+				p = q
+				break
+			}
+		}
+		c.mu.Unlock()
+		if p == nil {
+			return fmt.Errorf("answer with correlation id %d matches no request", corr)
+		}
+		out, err := t.handleResponse(c, p, body)
+		if err != nil {
+			return err
+		}
+		c.mu.Lock()
+		p.ready, p.done = out, true
+		c.mu.Unlock()
+		if err := t.flush(c); err != nil {
+			return err
+		}
+		if p.drop {
+			// The client must not get later answers before this one:
+			// close, as a lost connection would.
+			return io.EOF
+		}
+	}
+}
+
+// flush writes every answer that is ready, in request order.
+func (t *Tap) flush(c *conn) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.queue) > 0 && c.queue[0].done {
+		p := c.queue[0]
+		if p.drop {
+			return nil // leave it queued: the connection closes next
+		}
+		c.queue = c.queue[1:]
+		if _, err := c.client.Write(p.ready); err != nil {
+			return err
+		}
+	}
+	return nil
+}
