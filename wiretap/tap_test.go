@@ -1,0 +1,339 @@
+package wiretap
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/producer"
+	"github.com/kconform/kconform/verify"
+)
+
+// tapped starts kfake with a tap in front of it.
+func tapped(t testing.TB, partitions int32) (*kfake.Cluster, *Tap) {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(partitions, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	tap, err := New(c.ListenAddrs(), WithLogf(t.Logf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tap.Close() })
+	return c, tap
+}
+
+// produceThrough runs the bundled producer through the tap, reads back
+// directly from the cluster, and judges the full history.
+func produceThrough(t *testing.T, c *kfake.Cluster, tap *Tap, cfg producer.Config) (*history.History, *verify.Verdict) {
+	t.Helper()
+	cfg.Brokers, cfg.Topic, cfg.RunID = tap.Addrs(), "t", "tap"
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := producer.Run(ctx, cfg, &out); err != nil {
+		t.Fatal(err)
+	}
+	events, _, err := history.ReadClientEvents(&out, "tap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	log, err := history.ReadLog(ctx, cl, "t", "tap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &history.History{RunID: "tap", Topic: "t", Client: events, Log: log, Wire: tap.Wire(), Faults: tap.Faults()}
+	return h, verify.Check(h, verify.Options{})
+}
+
+func count(h *history.History, kind string) int {
+	n := 0
+	for _, e := range h.Wire {
+		if e.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+func TestTapRecordsAndRewrites(t *testing.T) {
+	c, tap := tapped(t, 3)
+	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 3, Count: 600, Rate: 3000})
+	if !v.Pass {
+		t.Fatalf("clean run through the tap: %s", v.Paragraph)
+	}
+	// Every connection went through the tap: more than the bootstrap one.
+	if n := count(h, history.ConnOpen); n < 2 {
+		t.Errorf("%d connections through the tap; metadata rewriting should route all", n)
+	}
+	if v.Stats.WireBatches == 0 || count(h, history.ProduceResponse) == 0 || count(h, history.InitProducerRequest) == 0 || count(h, history.InitProducerResponse) == 0 {
+		t.Errorf("wire history incomplete: %d batches, %d answers", v.Stats.WireBatches, count(h, history.ProduceResponse))
+	}
+	for _, e := range h.Wire {
+		for _, b := range e.Batches {
+			if b.Topic != "t" || b.ProducerID < 0 || b.FirstCounter < 0 {
+				t.Fatalf("batch recorded without its identity: %+v", b)
+			}
+		}
+	}
+}
+
+func TestTapDropResponseRetryLandsAsDuplicate(t *testing.T) {
+	c, tap := tapped(t, 1)
+	tap.DropResponses("t", 0, 1)
+	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 300, Rate: 1500})
+	if len(h.Faults) != 1 || h.Faults[0].Action != "drop-response" {
+		t.Fatalf("faults: %+v", h.Faults)
+	}
+	if !v.Pass || v.Stats.Acked != 300 {
+		t.Fatalf("after a dropped answer: %s", v.Paragraph)
+	}
+	// The dropped batch was sent again with the same sequence.
+	var dropped history.WireEvent
+	for _, e := range h.Wire {
+		if e.Injected == "drop-response" {
+			dropped = e
+		}
+	}
+	if dropped.Kind == "" {
+		t.Fatal("no dropped answer recorded")
+	}
+	sends := map[int32]int{}
+	for _, e := range h.Wire {
+		for _, b := range e.Batches {
+			sends[b.BaseSequence]++
+		}
+	}
+	retried := false
+	for _, n := range sends {
+		retried = retried || n > 1
+	}
+	if !retried {
+		t.Error("no batch was sent twice after its answer was dropped")
+	}
+}
+
+func TestTapInjectedErrorCodes(t *testing.T) {
+	c, tap := tapped(t, 2)
+	tap.FailProduces("t", 1, kerr.NotLeaderForPartition.Code, 3)
+	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 2, Count: 400, Rate: 2000})
+	injected := 0
+	for _, e := range h.Wire {
+		if e.Injected != "" {
+			injected++
+		}
+	}
+	if injected != 3 || len(h.Faults) != 3 {
+		t.Fatalf("%d injected answers, %d faults, want 3", injected, len(h.Faults))
+	}
+	if !v.Pass {
+		t.Fatalf("franz-go should retry NOT_LEADER: %s", v.Paragraph)
+	}
+}
+
+func TestTapOutOfOrderAnswerIsSeen(t *testing.T) {
+	c, tap := tapped(t, 1)
+	tap.FailProduces("t", 0, kerr.OutOfOrderSequenceNumber.Code, 1)
+	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 200, Rate: 2000})
+	found := false
+	for _, e := range h.Wire {
+		for _, r := range e.Results {
+			found = found || r.ErrorCode == kerr.OutOfOrderSequenceNumber.Code
+		}
+	}
+	if !found {
+		t.Fatal("the injected OUT_OF_ORDER_SEQUENCE_NUMBER is not in the wire history")
+	}
+	// franz-go resets by bumping its epoch: legal, so the run passes.
+	if !v.Pass {
+		t.Fatalf("franz-go after an out-of-order answer: %s", v.Paragraph)
+	}
+}
+
+func TestTapBlackholeAndDelay(t *testing.T) {
+	c, tap := tapped(t, 1)
+	tap.Delay(20 * time.Millisecond)
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		tap.CloseConnections("")
+		for _, a := range c.ListenAddrs() {
+			_ = tap.Blackhole(a)
+		}
+		time.Sleep(time.Second)
+		tap.Heal()
+	}()
+	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 400, Rate: 400, RequestTimeout: 2 * time.Second})
+	if len(h.Faults) < 4 {
+		t.Fatalf("faults recorded: %+v", h.Faults)
+	}
+	if !v.Pass {
+		t.Fatalf("after a blackhole: %s", v.Paragraph)
+	}
+	if count(h, history.Unanswered) == 0 && count(h, history.ConnClose) == 0 {
+		t.Error("closed or blackholed connections left no trace")
+	}
+}
+
+func TestTapSurvivesMalformedFrame(t *testing.T) {
+	c, tap := tapped(t, 1)
+	addr := tap.Addrs()[0]
+	// A frame whose header is cut short closes that connection...
+	bad, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close()
+	bad.Write(frame([]byte{0, 0, 0}))
+	bad.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := bad.Read(make([]byte, 1)); err == nil {
+		t.Fatal("the tap answered a malformed frame")
+	}
+	// ...and a produce request that does not decode likewise.
+	bad2, _ := net.Dial("tcp", addr)
+	defer bad2.Close()
+	hdr := []byte{0, 0, 0, 7, 0, 0, 0, 1, 0xff, 0xff} // Produce v7, corr 1, null client id
+	bad2.Write(frame(append(hdr, 1, 2, 3)))
+	bad2.SetReadDeadline(time.Now().Add(2 * time.Second))
+	if _, err := bad2.Read(make([]byte, 1)); err == nil {
+		t.Fatal("the tap answered a garbled produce request")
+	}
+	// The tap keeps serving everyone else.
+	_, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 100})
+	if !v.Pass {
+		t.Fatalf("after malformed frames: %s", v.Paragraph)
+	}
+}
+
+// Round trips: for every version kmsg knows of the messages the tap
+// rewrites, a frame built with kmsg decodes, rewrites and encodes back to
+// the same message with only the addresses changed.
+func TestRewriteRoundTrip(t *testing.T) {
+	tap, err := New(nil, WithLogf(t.Logf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tap.Close()
+	c := &conn{id: 1, broker: 1}
+	for _, key := range []kmsg.Key{kmsg.Metadata, kmsg.FindCoordinator, kmsg.DescribeCluster, kmsg.ApiVersions} {
+		req := kmsg.RequestForKey(int16(key))
+		for v := int16(0); v <= req.MaxVersion(); v++ {
+			resp := kmsg.ResponseForKey(int16(key))
+			resp.SetVersion(v)
+			switch r := resp.(type) {
+			case *kmsg.MetadataResponse:
+				b := kmsg.NewMetadataResponseBroker()
+				b.NodeID, b.Host, b.Port = 1, "10.0.0.1", 9092
+				r.Brokers = append(r.Brokers, b)
+			case *kmsg.FindCoordinatorResponse:
+				if v < 4 {
+					r.Host, r.Port = "10.0.0.1", 9092
+				} else {
+					co := kmsg.NewFindCoordinatorResponseCoordinator()
+					co.Host, co.Port = "10.0.0.1", 9092
+					r.Coordinators = append(r.Coordinators, co)
+				}
+			case *kmsg.DescribeClusterResponse:
+				b := kmsg.NewDescribeClusterResponseBroker()
+				b.Host, b.Port = "10.0.0.1", 9092
+				r.Brokers = append(r.Brokers, b)
+			case *kmsg.ApiVersionsResponse:
+				k := kmsg.NewApiVersionsResponseApiKey()
+				k.ApiKey, k.MaxVersion = int16(kmsg.Produce), 999
+				r.ApiKeys = append(r.ApiKeys, k)
+			}
+			in := responseFrame(42, resp)
+			p := &pending{key: int16(key), version: v, correlation: 42}
+			out, err := tap.handleResponse(c, p, in[4:])
+			if err != nil {
+				t.Fatalf("%s v%d: %v", kmsg.NameForKey(int16(key)), v, err)
+			}
+			at, err := responseBodyAt(out[4:], int16(key), v)
+			if err != nil {
+				t.Fatalf("%s v%d: rewritten header: %v", kmsg.NameForKey(int16(key)), v, err)
+			}
+			back := kmsg.ResponseForKey(int16(key))
+			back.SetVersion(v)
+			if err := back.ReadFrom(out[4+at:]); err != nil {
+				t.Fatalf("%s v%d: rewritten body does not decode: %v", kmsg.NameForKey(int16(key)), v, err)
+			}
+			want := tap.AddrFor("10.0.0.1:9092")
+			switch r := back.(type) {
+			case *kmsg.MetadataResponse:
+				checkAddr(t, key, v, r.Brokers[0].Host, r.Brokers[0].Port, want)
+			case *kmsg.FindCoordinatorResponse:
+				if v < 4 {
+					checkAddr(t, key, v, r.Host, r.Port, want)
+				} else {
+					checkAddr(t, key, v, r.Coordinators[0].Host, r.Coordinators[0].Port, want)
+				}
+			case *kmsg.DescribeClusterResponse:
+				checkAddr(t, key, v, r.Brokers[0].Host, r.Brokers[0].Port, want)
+			case *kmsg.ApiVersionsResponse:
+				if got := r.ApiKeys[0].MaxVersion; got != kmsg.NewPtrProduceRequest().MaxVersion() {
+					t.Errorf("ApiVersions v%d: produce max %d not capped", v, got)
+				}
+			}
+		}
+	}
+	// Produce requests of every version decode into recorded batches.
+	for v := int16(3); v <= kmsg.NewPtrProduceRequest().MaxVersion(); v++ {
+		req := kmsg.NewPtrProduceRequest()
+		req.Version, req.Acks = v, -1
+		rt := kmsg.NewProduceRequestTopic()
+		rt.Topic = "t"
+		rp := kmsg.NewProduceRequestTopicPartition()
+		rp.Records = sampleBatch(t)
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		body := req.AppendTo(nil)
+		back := kmsg.NewPtrProduceRequest()
+		back.Version = v
+		if err := back.ReadFrom(body); err != nil {
+			t.Fatalf("produce v%d: %v", v, err)
+		}
+		bs := tap.batchesOf(back)
+		if len(bs) != 1 || bs[0].ProducerID != 7 || bs[0].BaseSequence != 5 || bs[0].Count != 1 || bs[0].FirstCounter != 9 {
+			t.Errorf("produce v%d recorded as %+v", v, bs)
+		}
+	}
+}
+
+func checkAddr(t *testing.T, key kmsg.Key, v int16, host string, port int32, want string) {
+	t.Helper()
+	if got := net.JoinHostPort(host, itoa(port)); got != want {
+		t.Errorf("%s v%d: address %s, want the tap's %s", kmsg.NameForKey(int16(key)), v, got, want)
+	}
+}
+
+func itoa(p int32) string { return (&net.TCPAddr{Port: int(p)}).String()[1:] }
+
+// sampleBatch is one uncompressed v2 batch: producer 7, epoch 0, sequence
+// 5, one record whose value is counter 9.
+func sampleBatch(t *testing.T) []byte {
+	r := kmsg.NewRecord()
+	r.Value = history.Payload("x", 0, 9)
+	recBytes := r.AppendTo(nil)
+	// Record.Length is the varint size of what follows.
+	r.Length = int32(len(recBytes) - 1)
+	recBytes = r.AppendTo(nil)
+	b := kmsg.NewRecordBatch()
+	b.Magic, b.ProducerID, b.FirstSequence, b.NumRecords, b.Records = 2, 7, 5, 1, recBytes
+	raw := b.AppendTo(nil)
+	b.Length = int32(len(raw) - 12)
+	return b.AppendTo(nil)
+}
