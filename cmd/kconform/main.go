@@ -22,6 +22,7 @@ var commands = map[string]command{
 	"produce": {"run the bundled idempotent producer and print its events as JSON lines", runProduce},
 	"verify":  {"check a producer's events (and the log read back) against the invariants", runVerify},
 	"clean":   {"remove every container and network kconform left behind", runClean},
+	"table":   {"print the result table of a run's verdicts", runTable},
 }
 
 // usageError is bad input: exit status 2 and the command's usage hint.

@@ -65,9 +65,6 @@ func runVerify(args []string) error {
 	default:
 		return usageError{"nothing to verify: give --history or --events"}
 	}
-	for _, w := range warnings {
-		fmt.Fprintln(os.Stderr, "kconform verify: warning:", w)
-	}
 	if *saveHistory != "" {
 		if err := h.WriteFile(*saveHistory); err != nil {
 			return err
@@ -75,6 +72,9 @@ func runVerify(args []string) error {
 	}
 	v := verify.Check(h, verify.Options{LivenessBound: *liveness})
 	v.Warnings = append(warnings, v.Warnings...)
+	for _, w := range v.Warnings {
+		fmt.Fprintln(os.Stderr, "kconform verify: warning:", w)
+	}
 	if *verdictPath != "" {
 		if err := v.WriteFile(*verdictPath); err != nil {
 			return err

@@ -5,6 +5,7 @@
 package framework
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -54,4 +55,14 @@ func ArtifactPath(parts ...string) string {
 		clean[i] = unsafeChars.ReplaceAllString(p, "_")
 	}
 	return filepath.Join(append([]string{ArtifactsDir()}, clean...)...)
+}
+
+// AtLeast tells whether a Kafka version is major.minor or newer; an
+// unparsable version counts as new.
+func AtLeast(version string, major, minor int) bool {
+	var ma, mi, pa int
+	if _, err := fmt.Sscanf(version, "%d.%d.%d", &ma, &mi, &pa); err != nil {
+		return true
+	}
+	return ma > major || (ma == major && mi >= minor)
 }

@@ -1,0 +1,285 @@
+// Package chaos applies faults to a running cluster and to the wire tap in
+// front of it, on a schedule, and records each step with its time so a
+// verdict can name the fault before a violation.
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/wiretap"
+)
+
+// Env is what a schedule acts on.
+type Env struct {
+	Cluster *fixtures.Cluster
+	// Tap is the wire tap clients go through; tap faults need it.
+	Tap *wiretap.Tap
+	// Topic is the topic whose partition leaders targets may name.
+	Topic string
+	// Progress receives a line per step and progress while waiting.
+	Progress io.Writer
+
+	mu     sync.Mutex
+	faults []history.Fault
+	// last holds the nodes the latest node fault hit, for Victims.
+	last []*fixtures.Node
+}
+
+// Faults returns the steps applied so far.
+func (e *Env) Faults() []history.Fault {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.faults)
+}
+
+func (e *Env) record(action, target, detail string, repair bool) {
+	f := history.Fault{Time: time.Now(), Action: action, Target: target, Detail: detail, Repair: repair}
+	e.mu.Lock()
+	e.faults = append(e.faults, f)
+	e.mu.Unlock()
+	if e.Progress != nil {
+		fmt.Fprintf(e.Progress, "kconform: chaos: %s\n", f)
+	}
+}
+
+// Target picks nodes when a step fires.
+type Target struct {
+	name    string
+	resolve func(ctx context.Context, e *Env) ([]*fixtures.Node, error)
+}
+
+func (t Target) String() string { return t.name }
+
+// Node targets the node with that name ("broker-2", "zookeeper", "controller").
+func Node(name string) Target {
+	return Target{name, func(_ context.Context, e *Env) ([]*fixtures.Node, error) {
+		for _, n := range e.Cluster.Nodes {
+			if n.Name == name {
+				return []*fixtures.Node{n}, nil
+			}
+		}
+		return nil, fmt.Errorf("no node %q", name)
+	}}
+}
+
+// LeaderOf targets the current leader of a partition of the Env's topic.
+func LeaderOf(partition int32) Target {
+	return Target{fmt.Sprintf("leader of partition %d", partition), func(ctx context.Context, e *Env) ([]*fixtures.Node, error) {
+		cl, err := e.Cluster.Client()
+		if err != nil {
+			return nil, err
+		}
+		defer cl.Close()
+		td, err := kadm.NewClient(cl).ListTopics(ctx, e.Topic)
+		if err != nil {
+			return nil, fmt.Errorf("find leader of %s-%d: %w", e.Topic, partition, err)
+		}
+		p, ok := td[e.Topic].Partitions[partition]
+		if !ok || p.Leader < 0 {
+			return nil, fmt.Errorf("partition %s-%d has no leader", e.Topic, partition)
+		}
+		return []*fixtures.Node{e.Cluster.Broker(int(p.Leader))}, nil
+	}}
+}
+
+// Metadata targets ZooKeeper or the KRaft controller.
+func Metadata() Target {
+	return Target{"metadata node", func(_ context.Context, e *Env) ([]*fixtures.Node, error) {
+		return []*fixtures.Node{e.Cluster.MetadataNode()}, nil
+	}}
+}
+
+// Brokers targets every broker.
+func Brokers() Target {
+	return Target{"all brokers", func(_ context.Context, e *Env) ([]*fixtures.Node, error) { return e.Cluster.Brokers(), nil }}
+}
+
+// Minority targets the fewest brokers whose loss keeps a majority.
+func Minority() Target {
+	return Target{"a minority of brokers", func(_ context.Context, e *Env) ([]*fixtures.Node, error) {
+		b := e.Cluster.Brokers()
+		return b[:(len(b)-1)/2], nil
+	}}
+}
+
+// Majority targets a majority of brokers.
+func Majority() Target {
+	return Target{"a majority of brokers", func(_ context.Context, e *Env) ([]*fixtures.Node, error) {
+		b := e.Cluster.Brokers()
+		return b[:len(b)/2+1], nil
+	}}
+}
+
+// All targets every node, the metadata node included.
+func All() Target {
+	return Target{"all nodes", func(_ context.Context, e *Env) ([]*fixtures.Node, error) { return e.Cluster.Nodes, nil }}
+}
+
+// Victims targets the nodes the latest node fault hit, in cluster order
+// (metadata node first), so a repair undoes exactly that fault.
+func Victims() Target {
+	return Target{"the same nodes", func(_ context.Context, e *Env) ([]*fixtures.Node, error) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if len(e.last) == 0 {
+			return nil, fmt.Errorf("no earlier fault to undo")
+		}
+		return slices.Clone(e.last), nil
+	}}
+}
+
+// Step is one action of a schedule.
+type Step func(ctx context.Context, e *Env) error
+
+// Run applies steps in order and stops at the first error.
+func Run(ctx context.Context, e *Env, steps ...Step) error {
+	for _, s := range steps {
+		if err := s(ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nodeStep applies op to every node of target; gap spaces them out.
+func nodeStep(action string, repair bool, target Target, gap time.Duration, op func(*fixtures.Node, context.Context) error) Step {
+	return func(ctx context.Context, e *Env) error {
+		nodes, err := target.resolve(ctx, e)
+		if err != nil {
+			return fmt.Errorf("chaos %s: %w", action, err)
+		}
+		if !repair {
+			e.mu.Lock()
+			e.last = nodes
+			e.mu.Unlock()
+		}
+		for i, n := range nodes {
+			if i > 0 && gap > 0 {
+				if err := sleep(ctx, gap); err != nil {
+					return err
+				}
+			}
+			if err := op(n, ctx); err != nil {
+				return fmt.Errorf("chaos %s: %w", action, err)
+			}
+			e.record(action, n.Name, "", repair)
+		}
+		return nil
+	}
+}
+
+// Kill SIGKILLs the target's nodes.
+func Kill(t Target) Step { return nodeStep("kill", false, t, 0, (*fixtures.Node).Kill) }
+
+// Stop stops the target's nodes gracefully.
+func Stop(t Target) Step { return nodeStep("stop", false, t, 0, (*fixtures.Node).Stop) }
+
+// Start starts the target's nodes, gap apart.
+func Start(t Target, gap time.Duration) Step {
+	return nodeStep("start", true, t, gap, (*fixtures.Node).Start)
+}
+
+// Pause freezes the target's nodes.
+func Pause(t Target) Step { return nodeStep("pause", false, t, 0, (*fixtures.Node).Pause) }
+
+// Unpause thaws the target's nodes.
+func Unpause(t Target) Step { return nodeStep("unpause", true, t, 0, (*fixtures.Node).Unpause) }
+
+// Disconnect cuts the target's nodes off the cluster network.
+func Disconnect(t Target) Step { return nodeStep("disconnect", false, t, 0, (*fixtures.Node).Disconnect) }
+
+// Reconnect joins the target's nodes to the network again.
+func Reconnect(t Target) Step { return nodeStep("reconnect", true, t, 0, (*fixtures.Node).Reconnect) }
+
+// WaitReady waits until the cluster serves again.
+func WaitReady(timeout time.Duration) Step {
+	return func(ctx context.Context, e *Env) error {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		if err := e.Cluster.WaitReady(ctx); err != nil {
+			return fmt.Errorf("chaos: cluster not serving again: %w", err)
+		}
+		return nil
+	}
+}
+
+// Wait waits d, printing progress every 5 s for waits of 10 s or more.
+func Wait(d time.Duration, why string) Step {
+	return func(ctx context.Context, e *Env) error {
+		if d < 10*time.Second || e.Progress == nil {
+			return sleep(ctx, d)
+		}
+		start := time.Now()
+		for time.Since(start) < d {
+			if err := sleep(ctx, min(5*time.Second, d-time.Since(start))); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.Progress, "kconform: chaos: %s: %.0f of %.0f s\n", why, time.Since(start).Seconds(), d.Seconds())
+		}
+		return nil
+	}
+}
+
+// Repeat runs steps n times.
+func Repeat(n int, steps ...Step) Step {
+	return func(ctx context.Context, e *Env) error {
+		for range n {
+			if err := Run(ctx, e, steps...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// DropResponse has the tap drop the answer to the next produce request on
+// a partition after the broker wrote it.
+func DropResponse(partition int32) Step {
+	return func(_ context.Context, e *Env) error {
+		e.Tap.DropResponses(e.Topic, partition, 1)
+		return nil
+	}
+}
+
+// Blackhole has the tap swallow everything for the target's brokers.
+func Blackhole(t Target) Step {
+	return func(ctx context.Context, e *Env) error {
+		nodes, err := t.resolve(ctx, e)
+		if err != nil {
+			return fmt.Errorf("chaos blackhole: %w", err)
+		}
+		for _, n := range nodes {
+			if err := e.Tap.Blackhole(n.Addr); err != nil {
+				return err
+			}
+			e.Tap.CloseConnections(n.Addr)
+		}
+		return nil
+	}
+}
+
+// Heal ends every tap fault.
+func Heal() Step {
+	return func(_ context.Context, e *Env) error {
+		e.Tap.Heal()
+		return nil
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}

@@ -1,0 +1,52 @@
+package framework
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/kconform/kconform/fixtures"
+)
+
+// DescribeScenario registers a scenario as an ordered Ginkgo container labelled
+// with its name and labels: the cluster starts once for it, the scenario
+// runs, and the spec fails with the verdict's paragraph. A scenario that
+// does not apply to the version under test is skipped with its reason,
+// never counted as a pass.
+func DescribeScenario(s Scenario, labels ...string) bool {
+	return Context(s.Name, Ordered, Label(append([]string{s.Name}, labels...)...), func() {
+		var cluster *fixtures.Cluster
+		version, mode := KafkaVersion(), KafkaMode()
+
+		BeforeAll(func(ctx SpecContext) {
+			if s.NotApplicable != nil {
+				if why := s.NotApplicable(version); why != "" {
+					Skip(fmt.Sprintf("%s does not apply to Kafka %s: %s", s.Name, version, why))
+				}
+			}
+			var err error
+			cluster, err = fixtures.Start(ctx, s.Spec(version, mode), GinkgoWriter)
+			if err != nil {
+				Fail(err.Error())
+			}
+			DeferCleanup(func(ctx SpecContext) error { return cluster.Close(ctx) }, NodeTimeout(time.Minute))
+		}, NodeTimeout(5*time.Minute))
+
+		It(fmt.Sprintf("keeps the idempotent producer's promise on Kafka %s", version), func(ctx SpecContext) {
+			dir := ArtifactPath(version+"-"+string(cluster.Spec.Mode), s.Name)
+			res, err := s.Run(ctx, cluster, dir, GinkgoWriter)
+			if err != nil {
+				_ = cluster.SaveLogs(ctx, dir)
+				Fail(fmt.Sprintf("%s could not run: %v (artifacts in %s)", s.Name, err, dir))
+			}
+			AddReportEntry("verdict", res.Verdict.OneLine())
+			AddReportEntry("artifacts", dir)
+			fmt.Fprintf(GinkgoWriter, "kconform: %s: %s in %.0f s\n", s.Name, res.Verdict.OneLine(), res.Duration.Seconds())
+			if !res.Verdict.Pass {
+				_ = cluster.SaveLogs(ctx, dir)
+				Fail(fmt.Sprintf("%s\n(history, verdict and node logs in %s)", res.Verdict.Paragraph, dir))
+			}
+		}, NodeTimeout(30*time.Minute))
+	})
+}
