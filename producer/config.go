@@ -46,6 +46,10 @@ type Config struct {
 	Retries int
 	// Extra client settings by name; see ExtraSettings.
 	Extra map[string]string
+	// BrokenSequences swaps in a deliberately broken producer that starts
+	// sequences again at 0 under the same producer id and epoch after any
+	// failed request. It exists only to prove that the suites can fail.
+	BrokenSequences bool
 }
 
 // ExtraSettings lists the settings Config.Extra takes, with what they set.
@@ -79,7 +83,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxInFlight < 1 || c.MaxInFlight > 5 {
 		return c, fmt.Errorf("max in-flight %d: the idempotent producer allows 1 to 5", c.MaxInFlight)
 	}
-	if c.MaxInFlight != 5 {
+	if c.MaxInFlight != 5 && !c.BrokenSequences {
 		return c, fmt.Errorf("max in-flight %d: franz-go's idempotent producer always uses 5; use another driver to test fewer", c.MaxInFlight)
 	}
 	if c.RequestTimeout == 0 {

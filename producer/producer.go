@@ -81,6 +81,13 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Stats, error) {
 		ev.emit(history.ClientLine{Name: history.ProducerFatal, Message: err.Error(), RunID: cfg.RunID})
 		return st, err
 	}
+	if cfg.BrokenSequences {
+		st, err := runBroken(ctx, cfg, ev)
+		if err != nil {
+			return fatal(err)
+		}
+		return st, ev.flush()
+	}
 	opts, err := cfg.options()
 	if err != nil {
 		return fatal(err)

@@ -180,3 +180,35 @@ func BenchmarkProducerKfake(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "records/s")
 }
+
+// The deliberately broken producer is caught: one failed request makes it
+// restart its sequences at 0 under the same producer id and epoch.
+func TestBrokenProducerIsConvicted(t *testing.T) {
+	c := newFake(t, 1)
+	var n atomic.Int32
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		if n.Add(1) != 20 {
+			c.KeepControl()
+			return nil, nil, false
+		}
+		return nil, errors.New("dropped by test"), true // one lost connection
+	})
+	cfg := Config{Brokers: c.ListenAddrs(), Topic: "t", Partitions: 1, Count: 60, RunID: "bad", BrokenSequences: true, RequestTimeout: 2 * time.Second}
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := Run(ctx, cfg, &out); err != nil {
+		t.Fatal(err)
+	}
+	events, _, _ := history.ReadClientEvents(&out, "bad")
+	cl, _ := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	defer cl.Close()
+	log, err := history.ReadLog(ctx, cl, "t", "bad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := verify.Check(&history.History{RunID: "bad", Topic: "t", Client: events, Log: log}, verify.Options{})
+	if v.Pass || v.First(verify.Liveness) == nil || v.ProducerFatal == "" {
+		t.Fatalf("broken producer not convicted: %s", v.Paragraph)
+	}
+}

@@ -1,11 +1,13 @@
 package suites
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/kconform/kconform/chaos"
 	"github.com/kconform/kconform/producer"
 	"github.com/kconform/kconform/suites/framework"
+	"github.com/kconform/kconform/verify"
 )
 
 // The conformance scenarios of ../shared/SCENARIOS.md, each labelled with
@@ -31,6 +33,31 @@ func seed(down time.Duration) framework.Scenario {
 }
 
 var _ = framework.DescribeScenario(seed(20 * time.Second))
+
+// A producer with the founding bug must fail the seed scenario with the
+// wire-level verdict: same producer id and epoch, sequence back at 0, the
+// broker's OUT_OF_ORDER_SEQUENCE_NUMBER, the producer fatal.
+var _ = framework.DescribeScenario(func() framework.Scenario {
+	s := seed(20 * time.Second)
+	s.Producer.BrokenSequences = true
+	s.Producer.Extra = nil
+	s.Producer.RequestTimeout = 3 * time.Second
+	s.Expect = func(v *verify.Verdict) error {
+		x := v.First(verify.LegalReset)
+		switch {
+		case x == nil:
+			return fmt.Errorf("expected a %s violation", verify.LegalReset)
+		case x.Source != "wire" || x.Sequence != 0 || x.LastAcked < 0 || x.ProducerID < 0 || x.Epoch < 0:
+			return fmt.Errorf("expected a wire-level reset to sequence 0 after an acknowledged one, got %+v", *x)
+		case x.BrokerAnswer != "OUT_OF_ORDER_SEQUENCE_NUMBER":
+			return fmt.Errorf("expected the broker to answer OUT_OF_ORDER_SEQUENCE_NUMBER, got %q", x.BrokerAnswer)
+		case v.ProducerFatal == "" || v.First(verify.Liveness) == nil:
+			return fmt.Errorf("expected the producer to end fatal")
+		}
+		return nil
+	}
+	return s
+}(), "known-bad")
 
 var _ = framework.DescribeScenario(func() framework.Scenario {
 	s := seed(20 * time.Minute)

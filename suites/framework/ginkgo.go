@@ -2,6 +2,7 @@ package framework
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -34,7 +35,7 @@ func DescribeScenario(s Scenario, labels ...string) bool {
 		}, NodeTimeout(5*time.Minute))
 
 		It(fmt.Sprintf("keeps the idempotent producer's promise on Kafka %s", version), func(ctx SpecContext) {
-			dir := ArtifactPath(version+"-"+string(cluster.Spec.Mode), s.Name)
+			dir := ArtifactPath(version+"-"+string(cluster.Spec.Mode), strings.Join(append([]string{s.Name}, labels...), "-"))
 			res, err := s.Run(ctx, cluster, dir, GinkgoWriter)
 			if err != nil {
 				_ = cluster.SaveLogs(ctx, dir)
@@ -43,6 +44,13 @@ func DescribeScenario(s Scenario, labels ...string) bool {
 			AddReportEntry("verdict", res.Verdict.OneLine())
 			AddReportEntry("artifacts", dir)
 			fmt.Fprintf(GinkgoWriter, "kconform: %s: %s in %.0f s\n", s.Name, res.Verdict.OneLine(), res.Duration.Seconds())
+			if s.Expect != nil {
+				if err := s.Expect(res.Verdict); err != nil {
+					_ = cluster.SaveLogs(ctx, dir)
+					Fail(fmt.Sprintf("%v\nverdict: %s\n(artifacts in %s)", err, res.Verdict.Paragraph, dir))
+				}
+				return
+			}
 			if !res.Verdict.Pass {
 				_ = cluster.SaveLogs(ctx, dir)
 				Fail(fmt.Sprintf("%s\n(history, verdict and node logs in %s)", res.Verdict.Paragraph, dir))

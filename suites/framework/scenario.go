@@ -42,6 +42,9 @@ type Scenario struct {
 	Liveness time.Duration
 	// NotApplicable returns why the scenario cannot run on a version, or "".
 	NotApplicable func(version string) string
+	// Expect, when set, replaces "the verdict passes" with a check of its
+	// own: known-bad producers must fail in a given way.
+	Expect func(v *verify.Verdict) error
 }
 
 // Result is what a scenario run produced.
