@@ -16,6 +16,9 @@ type History struct {
 	Topic string `json:"topic"`
 	// Client holds the producer's events, in the order it printed them.
 	Client []ClientEvent `json:"-"`
+	// LogRead says the log was read back, so an empty Log means an empty
+	// topic rather than a check without read-back.
+	LogRead bool `json:"log_read"`
 	// Log holds every record batch of the topic, per partition in offset order.
 	Log []LogBatch `json:"-"`
 	// Wire holds what the tap saw, in the order it saw it.

@@ -60,7 +60,7 @@ func runAndVerify(t *testing.T, c *kfake.Cluster, cfg Config) (*history.History,
 	if err != nil {
 		t.Fatalf("read back: %v", err)
 	}
-	h := &history.History{RunID: cfg.RunID, Topic: "t", Client: events, Log: log}
+	h := &history.History{RunID: cfg.RunID, Topic: "t", Client: events, LogRead: true, Log: log}
 	v := verify.Check(h, verify.Options{})
 	if st.Sent != cfg.Count || v.Stats.Acked+v.Stats.SendErrors != int(cfg.Count) {
 		t.Fatalf("sent %d, acked %d, failed %d of %d", st.Sent, v.Stats.Acked, v.Stats.SendErrors, cfg.Count)
@@ -207,7 +207,7 @@ func TestBrokenProducerIsConvicted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := verify.Check(&history.History{RunID: "bad", Topic: "t", Client: events, Log: log}, verify.Options{})
+	v := verify.Check(&history.History{RunID: "bad", Topic: "t", Client: events, LogRead: true, Log: log}, verify.Options{})
 	if v.Pass || v.First(verify.Liveness) == nil || v.ProducerFatal == "" {
 		t.Fatalf("broken producer not convicted: %s", v.Paragraph)
 	}

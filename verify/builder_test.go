@@ -22,7 +22,7 @@ type builder struct {
 var t0 = time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
 
 func newBuilder() *builder {
-	return &builder{h: history.History{RunID: "r1", Topic: "t"}, now: t0, conn: 1, offsets: map[int32]int64{}, counters: map[int32]int64{}}
+	return &builder{h: history.History{RunID: "r1", Topic: "t", LogRead: true}, now: t0, conn: 1, offsets: map[int32]int64{}, counters: map[int32]int64{}}
 }
 
 func (b *builder) tick(d time.Duration) { b.now = b.now.Add(d) }

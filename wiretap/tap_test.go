@@ -57,7 +57,7 @@ func produceThrough(t *testing.T, c *kfake.Cluster, tap *Tap, cfg producer.Confi
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &history.History{RunID: "tap", Topic: "t", Client: events, Log: log, Wire: tap.Wire(), Faults: tap.Faults()}
+	h := &history.History{RunID: "tap", Topic: "t", Client: events, LogRead: true, Log: log, Wire: tap.Wire(), Faults: tap.Faults()}
 	return h, verify.Check(h, verify.Options{})
 }
 

@@ -61,6 +61,7 @@ func runVerify(args []string) error {
 			if h.Log, err = history.ReadLog(ctx, cl, *topic, *runID); err != nil {
 				return err
 			}
+			h.LogRead = true
 		}
 	default:
 		return usageError{"nothing to verify: give --history or --events"}

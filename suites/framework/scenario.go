@@ -154,7 +154,7 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, dir string, prog
 	}
 	faults := append(env.Faults(), tap.Faults()...)
 	slices.SortStableFunc(faults, func(a, b history.Fault) int { return a.Time.Compare(b.Time) })
-	h := &history.History{RunID: cfg.RunID, Topic: Topic, Client: client, Log: log, Wire: tap.Wire(), Faults: faults}
+	h := &history.History{RunID: cfg.RunID, Topic: Topic, Client: client, LogRead: true, Log: log, Wire: tap.Wire(), Faults: faults}
 	v := verify.Check(h, verify.Options{LivenessBound: s.Liveness})
 	v.Warnings = append(warnings, v.Warnings...)
 	if err := h.WriteFile(filepath.Join(dir, "history.jsonl")); err != nil {
