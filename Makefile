@@ -45,6 +45,10 @@ images: docker
 bench:
 	go test -run '^$$' -bench . -benchtime 3x ./verify/ ./producer/
 
+## bench-cluster: image build, cluster start, restart and memory figures per version and mode
+bench-cluster: docker
+	@go run ./cmd/kconform bench-cluster --cold
+
 ## clean: remove every kconform container and network, from any run
 clean:
 	@go run ./cmd/kconform clean

@@ -195,7 +195,9 @@ func Pause(t Target) Step { return nodeStep("pause", false, t, 0, (*fixtures.Nod
 func Unpause(t Target) Step { return nodeStep("unpause", true, t, 0, (*fixtures.Node).Unpause) }
 
 // Disconnect cuts the target's nodes off the cluster network.
-func Disconnect(t Target) Step { return nodeStep("disconnect", false, t, 0, (*fixtures.Node).Disconnect) }
+func Disconnect(t Target) Step {
+	return nodeStep("disconnect", false, t, 0, (*fixtures.Node).Disconnect)
+}
 
 // Reconnect joins the target's nodes to the network again.
 func Reconnect(t Target) Step { return nodeStep("reconnect", true, t, 0, (*fixtures.Node).Reconnect) }

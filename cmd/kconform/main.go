@@ -19,10 +19,11 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"produce": {"run the bundled idempotent producer and print its events as JSON lines", runProduce},
-	"verify":  {"check a producer's events (and the log read back) against the invariants", runVerify},
-	"clean":   {"remove every container and network kconform left behind", runClean},
-	"table":   {"print the result table of a run's verdicts", runTable},
+	"produce":       {"run the bundled idempotent producer and print its events as JSON lines", runProduce},
+	"verify":        {"check a producer's events (and the log read back) against the invariants", runVerify},
+	"clean":         {"remove every container and network kconform left behind", runClean},
+	"bench-cluster": {"print the cluster fixture's start, restart and memory figures", runBenchCluster},
+	"table":         {"print the result table of a run's verdicts", runTable},
 }
 
 // usageError is bad input: exit status 2 and the command's usage hint.
@@ -73,7 +74,7 @@ func usage() {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(os.Stderr, "  %-9s %s\n", n, commands[n].summary)
+		fmt.Fprintf(os.Stderr, "  %-14s %s\n", n, commands[n].summary)
 	}
 }
 
