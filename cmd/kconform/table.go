@@ -42,7 +42,17 @@ func runTable(args []string) error {
 		scenarioDir := filepath.Dir(p)
 		fmt.Printf("| %s | %s | %s |\n", filepath.Base(filepath.Dir(scenarioDir)), filepath.Base(scenarioDir), strings.ReplaceAll(v.OneLine(), "|", "/"))
 	}
-	if len(paths) == 0 {
+	na, _ := filepath.Glob(filepath.Join(*dir, "*", "*", "not-applicable.txt"))
+	sort.Strings(na)
+	for _, p := range na {
+		why, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		scenarioDir := filepath.Dir(p)
+		fmt.Printf("| %s | %s | not applicable: %s |\n", filepath.Base(filepath.Dir(scenarioDir)), filepath.Base(scenarioDir), strings.TrimSpace(string(why)))
+	}
+	if len(paths)+len(na) == 0 {
 		fmt.Println("| - | - | no verdicts found |")
 	}
 	fmt.Fprintf(os.Stderr, "kconform table: %d scenario runs, %d failed (artifacts in %s)\n", len(paths), failed, *dir)

@@ -2,6 +2,8 @@ package framework
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,6 +25,12 @@ func DescribeScenario(s Scenario, labels ...string) bool {
 		BeforeAll(func(ctx SpecContext) {
 			if s.NotApplicable != nil {
 				if why := s.NotApplicable(version); why != "" {
+					// Written down for the result table, so it says why
+					// instead of leaving the scenario out.
+					dir := ArtifactPath(version+"-"+modeName(version, mode), strings.Join(append([]string{s.Name}, labels...), "-"))
+					if err := os.MkdirAll(dir, 0o755); err == nil {
+						_ = os.WriteFile(filepath.Join(dir, "not-applicable.txt"), []byte(why+"\n"), 0o644)
+					}
 					Skip(fmt.Sprintf("%s does not apply to Kafka %s: %s", s.Name, version, why))
 				}
 			}
@@ -57,4 +65,15 @@ func DescribeScenario(s Scenario, labels ...string) bool {
 			}
 		}, NodeTimeout(30*time.Minute))
 	})
+}
+
+// modeName is the mode a cluster of version runs in when mode is empty.
+func modeName(version string, mode fixtures.Mode) string {
+	if mode != "" {
+		return string(mode)
+	}
+	if AtLeast(version, 4, 0) {
+		return string(fixtures.KRaft)
+	}
+	return string(fixtures.ZooKeeper)
 }
