@@ -37,6 +37,17 @@ type checker struct {
 	// ackTime maps (partition, offset) to when the client saw it acked, to
 	// date violations only the log shows.
 	ackTime map[[2]int64]time.Time
+	// illegal maps an illegally sequenced wire batch to its violation, so
+	// the broker's answers to the client's retries of it reach the verdict.
+	illegal map[batchKey]int
+}
+
+// batchKey names a batch on the wire by partition, producer, epoch and sequence.
+type batchKey struct {
+	partition int32
+	pid       int64
+	epoch     int16
+	seq       int32
 }
 
 // Check judges h against every invariant.
@@ -83,13 +94,14 @@ func Check(h *history.History, opts Options) *Verdict {
 	return &c.v
 }
 
-func (c *checker) add(x Violation) {
+// add records a violation and returns its index, or -1 past the cap.
+func (c *checker) add(x Violation) int {
 	if c.kept[x.Invariant] >= c.opts.MaxPerInvariant {
 		if c.v.Omitted == nil {
 			c.v.Omitted = map[Invariant]int{}
 		}
 		c.v.Omitted[x.Invariant]++
-		return
+		return -1
 	}
 	c.kept[x.Invariant]++
 	if !x.Time.IsZero() {
@@ -99,6 +111,7 @@ func (c *checker) add(x Violation) {
 		}
 	}
 	c.v.Violations = append(c.v.Violations, x)
+	return len(c.v.Violations) - 1
 }
 
 func blank(inv Invariant, source string) Violation {
@@ -140,6 +153,7 @@ func (c *checker) checkWire() {
 		return 0, false
 	}
 	states := map[[2]int64]*seqState{}
+	c.illegal = map[batchKey]int{}
 	pending := map[reqKey]history.WireEvent{}
 	for _, e := range c.h.Wire {
 		switch e.Kind {
@@ -210,6 +224,7 @@ func (c *checker) wireBatch(states map[[2]int64]*seqState, e history.WireEvent, 
 		fresh()
 		return
 	}
+	bk := batchKey{b.Partition, b.ProducerID, b.Epoch, b.BaseSequence}
 	if prev, ok := s.sent[b.BaseSequence]; ok {
 		// A retry: it must be the same batch.
 		if prev.Count != b.Count || (prev.FirstCounter >= 0 && b.FirstCounter >= 0 && prev.FirstCounter != b.FirstCounter) {
@@ -222,8 +237,14 @@ func (c *checker) wireBatch(states map[[2]int64]*seqState, e history.WireEvent, 
 				x.Summary = fmt.Sprintf("partition %d: producer %d epoch %d retried sequence %d with %d records instead of %d",
 					b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, b.Count, prev.Count)
 			}
-			c.add(x)
+			c.illegal[bk] = c.add(x)
 			s.sent[b.BaseSequence] = b
+			return
+		}
+		// A faithful retry of an illegal batch: its answer is the one that
+		// tells what the broker made of the reset.
+		if i, ok := c.illegal[bk]; ok && i >= 0 && x.BrokerAnswer != "" {
+			c.v.Violations[i].BrokerAnswer = x.BrokerAnswer
 		}
 		return
 	}
@@ -241,7 +262,7 @@ func (c *checker) wireBatch(states map[[2]int64]*seqState, e history.WireEvent, 
 		if s.lastAcked < 0 {
 			x.Summary += fmt.Sprintf(" where %d was due", s.next)
 		}
-		c.add(x)
+		c.illegal[bk] = c.add(x)
 	}
 	// Follow the client from here, so one fault is reported once.
 	s.next = nextSequence(b.BaseSequence, b.Count)

@@ -274,3 +274,20 @@ func TestViolationsAreCapped(t *testing.T) {
 		t.Errorf("kept %d, omitted %d", n, v.Omitted[SequenceContinuity])
 	}
 }
+
+// The broker's answer to a faithful retry of an illegal reset reaches the
+// verdict: the first try met NOT_ENOUGH_REPLICAS, the retry OUT_OF_ORDER.
+func TestResetAnswerFollowsRetries(t *testing.T) {
+	b := newBuilder()
+	for i := range int32(3) {
+		b.send(0, 5, 0, i, 1, 0)
+	}
+	b.fault("start", "all")
+	b.send(0, 5, 0, 0, 1, kerr.NotEnoughReplicas.Code)
+	b.sendCounters(0, 5, 0, 0, 1, 3, oooSeq)
+	b.fatal("gave up")
+	x := mustFail(t, b.check(), LegalReset)
+	if x.BrokerAnswer != "OUT_OF_ORDER_SEQUENCE_NUMBER" || x.Counter != 3 {
+		t.Errorf("reset violation: %+v", x)
+	}
+}
