@@ -111,14 +111,9 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, dir string, prog
 
 	env := &chaos.Env{Cluster: c, Tap: tap, Topic: Topic, Progress: progress}
 	fmt.Fprintf(progress, "kconform: %s: producing (run %s), faults in %s\n", s.Name, cfg.RunID, durationOr(s.Warmup, 5*time.Second))
-	schedErr := sleepCtx(ctx, durationOr(s.Warmup, 5*time.Second))
-	if schedErr == nil {
-		schedErr = chaos.Run(ctx, env, s.Schedule...)
-	}
-	if schedErr == nil {
-		fmt.Fprintf(progress, "kconform: %s: faults over, producing %s more\n", s.Name, durationOr(s.Cooldown, 15*time.Second))
-		schedErr = sleepCtx(ctx, durationOr(s.Cooldown, 15*time.Second))
-	}
+	steps := append([]chaos.Step{chaos.Wait(durationOr(s.Warmup, 5*time.Second), "warm-up")}, s.Schedule...)
+	steps = append(steps, chaos.Wait(durationOr(s.Cooldown, 15*time.Second), "cool-down after the faults"))
+	schedErr := chaos.Run(ctx, env, steps...)
 	stopProducer()
 	if err := <-prodDone; err != nil {
 		return nil, fmt.Errorf("producer: %w", err)
@@ -171,13 +166,4 @@ func durationOr(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
 }
