@@ -11,7 +11,7 @@ GINKGO := go tool ginkgo
 export TESTCONTAINERS_RYUK_DISABLED := true
 export KAFKA_VERSION KAFKA_MODE
 
-.PHONY: conformance test docker images unit cluster-suite seed-check lint bench bench-cluster clean
+.PHONY: conformance test docker images unit lint bench bench-cluster clean
 
 ## conformance: run the default scenarios on KAFKA_VERSION (KAFKA_MODE) and print a result table
 conformance: docker

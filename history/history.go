@@ -5,7 +5,10 @@
 package history
 
 import (
+	"fmt"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // History is everything observed in one scenario run.
@@ -184,4 +187,17 @@ func (h *History) LastFaultEnd() time.Time {
 		return time.Time{}
 	}
 	return h.Faults[len(h.Faults)-1].Time
+}
+
+// ErrorName names a Kafka error code as the protocol does
+// ("OUT_OF_ORDER_SEQUENCE_NUMBER"); 0 is "".
+func ErrorName(code int16) string {
+	err := kerr.ErrorForCode(code)
+	if err == nil {
+		return ""
+	}
+	if ke, ok := err.(*kerr.Error); ok {
+		return ke.Message
+	}
+	return fmt.Sprintf("error %d", code)
 }

@@ -26,17 +26,15 @@ func NewRunID() string {
 
 // events writes JSON-lines events; it is safe for the produce callbacks.
 type events struct {
-	mu    sync.Mutex
-	w     *bufio.Writer
-	enc   *json.Encoder
-	topic string
-	run   string
-	err   error
+	mu  sync.Mutex
+	w   *bufio.Writer
+	enc *json.Encoder
+	err error
 }
 
-func newEvents(w io.Writer, topic, run string) *events {
+func newEvents(w io.Writer) *events {
 	bw := bufio.NewWriter(w)
-	return &events{w: bw, enc: json.NewEncoder(bw), topic: topic, run: run}
+	return &events{w: bw, enc: json.NewEncoder(bw)}
 }
 
 func (e *events) emit(l history.ClientLine) {
@@ -75,7 +73,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Stats, error) {
 	if cfg.RunID == "" {
 		cfg.RunID = NewRunID()
 	}
-	ev := newEvents(out, cfg.Topic, cfg.RunID)
+	ev := newEvents(out)
 	defer ev.flush()
 	fatal := func(err error) (Stats, error) {
 		ev.emit(history.ClientLine{Name: history.ProducerFatal, Message: err.Error(), RunID: cfg.RunID})

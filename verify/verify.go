@@ -210,7 +210,7 @@ func (c *checker) wireBatch(states map[[2]int64]*seqState, e history.WireEvent, 
 	x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Time = b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, e.Time
 	x.LastAcked, x.Expected, x.Counter = s.lastAcked, s.next, b.FirstCounter
 	if code, ok := answerFor(e, b); ok && code != 0 {
-		x.BrokerAnswer = errorName(code)
+		x.BrokerAnswer = history.ErrorName(code)
 	}
 	switch {
 	case b.Epoch < s.epoch:
@@ -274,16 +274,6 @@ func ackedClause(lastAcked int32) string {
 		return ""
 	}
 	return fmt.Sprintf(" after sequence %d was acknowledged", lastAcked)
-}
-
-func errorName(code int16) string {
-	if err := kerr.ErrorForCode(code); err != nil {
-		if ke, ok := err.(*kerr.Error); ok {
-			return ke.Message
-		}
-		return err.Error()
-	}
-	return ""
 }
 
 // checkLogSequences applies the sequence rules to the batches in the log.

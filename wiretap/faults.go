@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kconform/kconform/history"
@@ -64,7 +63,7 @@ func (t *Tap) injectFor(c *conn, p *pending) kmsg.Response {
 	}
 	resp := p.produce.ResponseKind().(*kmsg.ProduceResponse)
 	e := history.WireEvent{Kind: history.ProduceResponse, Time: time.Now(), Conn: c.id, Broker: c.broker, CorrelationID: p.correlation,
-		Injected: "error-code " + errorName(r.code)}
+		Injected: "error-code " + history.ErrorName(r.code)}
 	for _, rt := range p.produce.Topics {
 		st := kmsg.NewProduceResponseTopic()
 		st.Topic, st.TopicID = rt.Topic, rt.TopicID
@@ -78,7 +77,7 @@ func (t *Tap) injectFor(c *conn, p *pending) kmsg.Response {
 		resp.Topics = append(resp.Topics, st)
 	}
 	t.record(e)
-	t.recordFault(history.Fault{Action: "error-code", Target: fmt.Sprintf("%s-%d", r.topic, r.partition), Detail: errorName(r.code)})
+	t.recordFault(history.Fault{Action: "error-code", Target: fmt.Sprintf("%s-%d", r.topic, r.partition), Detail: history.ErrorName(r.code)})
 	return resp
 }
 
@@ -90,15 +89,6 @@ func (t *Tap) dropFor(p *pending) bool {
 	}
 	t.recordFault(history.Fault{Action: "drop-response", Target: fmt.Sprintf("%s-%d", r.topic, r.partition), Detail: "written, answer dropped, connection closed"})
 	return true
-}
-
-func errorName(code int16) string {
-	if err := kerr.ErrorForCode(code); err != nil {
-		if ke, ok := err.(*kerr.Error); ok {
-			return ke.Message
-		}
-	}
-	return fmt.Sprintf("error %d", code)
 }
 
 // DropResponses lets the next n produce requests that carry topic's

@@ -74,8 +74,8 @@ func New(upstreams []string, opts ...Option) (*Tap, error) {
 	return t, nil
 }
 
-// Addrs returns the tap's addresses for the upstreams given to New, in order
-// of their listeners' creation; clients bootstrap here.
+// Addrs returns the tap's addresses, one per broker it stands in for, in
+// no particular order; clients bootstrap here.
 func (t *Tap) Addrs() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
