@@ -104,13 +104,13 @@ func ReadClientEvents(r io.Reader, runID string) (events []ClientEvent, warnings
 		case l.Counter != nil:
 			e.Counter = *l.Counter
 		case l.Value != nil:
-			run, _, counter, ok := ParsePayload([]byte(*l.Value))
+			run, part, counter, ok := ParsePayload([]byte(*l.Value))
 			if ok && run != "" && runID != "" && run != runID {
 				warnings = append(warnings, fmt.Sprintf("line %d: record of run %s, not %s, skipped", line, run, runID))
 				continue
 			}
 			if ok {
-				e.Counter = counter
+				e.Counter, e.RunCounter = counter, part < 0
 			}
 		}
 		if l.Exception != "" || l.Message != "" {

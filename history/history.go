@@ -55,6 +55,10 @@ type ClientEvent struct {
 	Offset int64 `json:"offset"`
 	// Counter is the record's per-partition number; -1 when unknown.
 	Counter int64 `json:"counter"`
+	// RunCounter says Counter numbers the record across every partition of
+	// the run rather than within its own: values that are plain integers,
+	// as Kafka's VerifiableProducer writes them.
+	RunCounter bool `json:"run_counter,omitempty"`
 	// ProducerID and Epoch the client used, when it says (-1 otherwise).
 	ProducerID int64 `json:"producer_id"`
 	Epoch      int16 `json:"epoch"`

@@ -3,6 +3,7 @@ package suites
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -53,7 +54,7 @@ var _ = Describe("Cluster fixture", Label("cluster"), func() {
 
 			AfterEach(func(ctx SpecContext) {
 				if CurrentSpecReport().Failed() && cluster != nil {
-					dir := framework.ArtifactPath("cluster", pair.version+"-"+string(pair.mode))
+					dir := filepath.Join(framework.ArtifactsDir(), "cluster", pair.version+"-"+string(pair.mode))
 					Expect(cluster.SaveLogs(ctx, dir)).To(Succeed())
 					AddReportEntry("node logs", dir)
 				}

@@ -102,7 +102,18 @@ func (c *checker) checkRecords() {
 	// Which counters the client reported on, per partition.
 	reported := map[int32]*counterSet{}
 	for _, e := range c.h.Client {
-		if e.Counter < 0 || e.Partition < 0 || (e.Name != history.SendSuccess && e.Name != history.SendError) {
+		if e.Counter < 0 || (e.Name != history.SendSuccess && e.Name != history.SendError) {
+			continue
+		}
+		if e.Partition < 0 {
+			// A run-wide number accounts for its record wherever it was
+			// meant to go; a per-partition one without a partition cannot.
+			if e.RunCounter {
+				if reported[-1] == nil {
+					reported[-1] = &counterSet{}
+				}
+				reported[-1].put(e.Counter, 0)
+			}
 			continue
 		}
 		if reported[e.Partition] == nil {
@@ -136,6 +147,10 @@ func (c *checker) checkRecords() {
 	}
 
 	// Counters up to the highest seen must each be in the log or reported.
+	if c.runCounters() {
+		c.checkRunGaps(logs, reported)
+		return
+	}
 	parts := make([]int32, 0, len(logs))
 	for p := range logs {
 		parts = append(parts, p)
@@ -158,6 +173,51 @@ func (c *checker) checkRecords() {
 			x.Summary = fmt.Sprintf("partition %d: record %d is neither in the log nor reported as failed", p, counter)
 			c.add(x)
 		}
+	}
+}
+
+// runCounters tells whether the client numbered its records across the
+// whole run rather than per partition (VerifiableProducer's plain integers).
+func (c *checker) runCounters() bool {
+	for _, e := range c.h.Client {
+		if e.Counter >= 0 {
+			return e.RunCounter
+		}
+	}
+	return false
+}
+
+// checkRunGaps is the silent-gap check for run-wide counters: each number
+// up to the highest must be in some partition's log or reported on.
+func (c *checker) checkRunGaps(logs map[int32]*partitionLog, reported map[int32]*counterSet) {
+	if len(reported) == 0 {
+		return
+	}
+	top := int64(-1)
+	for _, pl := range logs {
+		top = max(top, pl.max)
+	}
+	accounted := func(counter int64) bool {
+		for _, pl := range logs {
+			if _, ok := pl.seen.get(counter); ok {
+				return true
+			}
+		}
+		for _, rep := range reported {
+			if _, ok := rep.get(counter); ok {
+				return true
+			}
+		}
+		return false
+	}
+	for counter := int64(0); counter <= top; counter++ {
+		if accounted(counter) {
+			continue
+		}
+		x := blank(SilentGap, "client")
+		x.Partition, x.Counter = -1, counter
+		x.Summary = fmt.Sprintf("record %d is neither in any partition's log nor reported as failed", counter)
+		c.add(x)
 	}
 }
 

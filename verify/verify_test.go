@@ -291,3 +291,47 @@ func TestResetAnswerFollowsRetries(t *testing.T) {
 		t.Errorf("reset violation: %+v", x)
 	}
 }
+
+// TestRunWideCounters covers VerifiableProducer's numbering: one counter
+// across all partitions. Interleaved partitions are not gaps; a number
+// that is nowhere is, and an error report without a partition accounts
+// for its record.
+func TestRunWideCounters(t *testing.T) {
+	build := func(dropLast bool, errorForLast bool) *Verdict {
+		b := newBuilder()
+		// Records 0..5 alternate between partitions 0 and 1.
+		for c := int64(0); c < 6; c++ {
+			p := int32(c % 2)
+			if c == 5 && dropLast {
+				if errorForLast {
+					b.h.Client = append(b.h.Client, history.ClientEvent{Name: history.SendError, Time: b.now, Partition: -1, Offset: -1,
+						Counter: c, RunCounter: true, ProducerID: -1, Epoch: -1, Error: "timed out"})
+				}
+				continue
+			}
+			off := b.offsets[p]
+			b.h.Log = append(b.h.Log, history.LogBatch{Partition: p, BaseOffset: off, ProducerID: 1, BaseSequence: int32(off), Count: 1,
+				Records: []history.LogRecord{{Offset: off, Counter: c}}})
+			b.offsets[p]++
+			b.h.Client = append(b.h.Client, history.ClientEvent{Name: history.SendSuccess, Time: b.now, Partition: p, Offset: off,
+				Counter: c, RunCounter: true, ProducerID: -1, Epoch: -1})
+		}
+		// A later record makes the missing one a gap rather than the tail.
+		off := b.offsets[0]
+		b.h.Log = append(b.h.Log, history.LogBatch{Partition: 0, BaseOffset: off, ProducerID: 1, BaseSequence: int32(off), Count: 1,
+			Records: []history.LogRecord{{Offset: off, Counter: 6}}})
+		b.h.Client = append(b.h.Client, history.ClientEvent{Name: history.SendSuccess, Time: b.now, Partition: 0, Offset: off,
+			Counter: 6, RunCounter: true, ProducerID: -1, Epoch: -1})
+		return b.check()
+	}
+	if v := build(false, false); !v.Pass {
+		t.Fatalf("interleaved run-wide counters: want pass, got %s", v.OneLine())
+	}
+	v := build(true, false)
+	if x := v.First(SilentGap); v.Pass || x == nil || x.Counter != 5 {
+		t.Fatalf("missing record 5: want silent-gap on record 5, got %s", v.OneLine())
+	}
+	if v := build(true, true); !v.Pass {
+		t.Fatalf("record 5 reported failed without a partition: want pass, got %s", v.OneLine())
+	}
+}

@@ -23,7 +23,9 @@ var commands = map[string]command{
 	"verify":        {"check a producer's events (and the log read back) against the invariants", runVerify},
 	"clean":         {"remove every container and network kconform left behind", runClean},
 	"bench-cluster": {"print the cluster fixture's start, restart and memory figures", runBenchCluster},
-	"table":         {"print the result table of a run's verdicts", runTable},
+	"table":         {"print the result table of a run's verdicts (and write matrix.md, matrix.json)", runTable},
+	"run":           {"run one scenario for one driver on one Kafka version (--repeat for flake counts)", runRun},
+	"matrix":        {"run scenarios x clients x Kafka versions and write the result matrix", runMatrix},
 }
 
 // usageError is bad input: exit status 2 and the command's usage hint.

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# resolve.sh <version> <dest> copies org.apache.kafka:kafka_2.13:<version>,
-# its runtime dependencies and the logging backend its POM leaves out into
-# <dest>/libs, using Maven against Maven Central. The result is cached: a
-# second call for the same version returns at once.
+# resolve.sh <version> <dest> [artifact] copies org.apache.kafka:<artifact>
+# (default kafka_2.13, the broker; kafka-tools for the java driver) at
+# <version>, its runtime dependencies and the logging backend its POM leaves
+# out into <dest>/libs, using Maven against Maven Central. The result is
+# cached: a second call for the same version returns at once.
 set -euo pipefail
-version=$1 dest=$2
+version=$1 dest=$2 artifact=${3:-kafka_2.13}
 log() { printf 'kconform: %s\n' "$*" >&2; }
 
 if [ -f "$dest/.complete" ]; then exit 0; fi
@@ -32,18 +33,18 @@ cat >"$work/pom.xml" <<POM
   <groupId>org.kconform</groupId><artifactId>kafka-image</artifactId><version>1</version>
   <packaging>pom</packaging>
   <dependencies>
-    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId><version>$version</version></dependency>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>$artifact</artifactId><version>$version</version></dependency>
     $backend
   </dependencies>
 </project>
 POM
 mkdir -p "$dest/libs"
-log "resolving kafka_2.13:$version and its runtime dependencies from Maven Central..."
+log "resolving $artifact:$version and its runtime dependencies from Maven Central..."
 if ! mvn -B -q -f "$work/pom.xml" \
       org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy-dependencies \
       -DincludeScope=runtime -DoutputDirectory="$dest/libs" >"$work/mvn.log" 2>&1; then
-  if grep -q "kafka_2.13:jar:$version" "$work/mvn.log" || grep -q "kafka_2.13:pom:$version" "$work/mvn.log"; then
-    log "Kafka $version is not on Maven Central (org.apache.kafka:kafka_2.13:$version): pick a released version, e.g. 2.8.2, 3.9.1 or 4.1.1"
+  if grep -q "$artifact:jar:$version" "$work/mvn.log" || grep -q "$artifact:pom:$version" "$work/mvn.log"; then
+    log "Kafka $version is not on Maven Central (org.apache.kafka:$artifact:$version): pick a released version, e.g. 2.8.2, 3.9.1 or 4.1.1"
   else
     log "Maven could not resolve Kafka $version: $(grep -m1 ERROR "$work/mvn.log" | cut -c1-300); check that Maven Central is reachable"
   fi
@@ -51,4 +52,4 @@ if ! mvn -B -q -f "$work/pom.xml" \
   exit 1
 fi
 touch "$dest/.complete"
-log "resolved $(ls "$dest/libs" | wc -l) jars for Kafka $version"
+log "resolved $(ls "$dest/libs" | wc -l) jars for $artifact $version"

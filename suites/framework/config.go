@@ -5,11 +5,10 @@
 package framework
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 
+	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/fixtures"
 )
 
@@ -29,6 +28,25 @@ func KafkaVersion() string {
 // (zk up to 3.9, kraft from 4.0).
 func KafkaMode() fixtures.Mode { return fixtures.Mode(os.Getenv("KAFKA_MODE")) }
 
+// Client is KCONFORM_CLIENT: the driver the scenarios run (a built-in
+// name or a command line; see driver.Lookup), empty for the bundled
+// producer.
+func Client() string { return os.Getenv("KCONFORM_CLIENT") }
+
+// ClientName is the name artifacts are filed under for a scenario whose
+// Client field is forced (or empty): the driver's name, or the command
+// line as given for a user's driver.
+func ClientName(forced string) string {
+	name := forced
+	if name == "" {
+		name = Client()
+	}
+	if d, err := driver.Lookup(name); err == nil {
+		return d.Name
+	}
+	return name
+}
+
 // ArtifactsDir is KCONFORM_ARTIFACTS, or artifacts/ at the module root.
 func ArtifactsDir() string {
 	if d := os.Getenv("KCONFORM_ARTIFACTS"); d != "" {
@@ -44,25 +62,4 @@ func ArtifactsDir() string {
 		}
 	}
 	return filepath.Join(dir, "artifacts")
-}
-
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// ArtifactPath returns a folder for one test's artifacts, named from parts.
-func ArtifactPath(parts ...string) string {
-	clean := make([]string, len(parts))
-	for i, p := range parts {
-		clean[i] = unsafeChars.ReplaceAllString(p, "_")
-	}
-	return filepath.Join(append([]string{ArtifactsDir()}, clean...)...)
-}
-
-// AtLeast tells whether a Kafka version is major.minor or newer; an
-// unparsable version counts as new.
-func AtLeast(version string, major, minor int) bool {
-	var ma, mi, pa int
-	if _, err := fmt.Sscanf(version, "%d.%d.%d", &ma, &mi, &pa); err != nil {
-		return true
-	}
-	return ma > major || (ma == major && mi >= minor)
 }

@@ -10,6 +10,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/report"
+	"github.com/kconform/kconform/scenario"
 )
 
 // DescribeScenario registers a scenario as an ordered Ginkgo container labelled
@@ -17,19 +19,20 @@ import (
 // runs, and the spec fails with the verdict's paragraph. A scenario that
 // does not apply to the version under test is skipped with its reason,
 // never counted as a pass.
-func DescribeScenario(s Scenario, labels ...string) bool {
+func DescribeScenario(s scenario.Scenario, labels ...string) bool {
 	return Context(s.Name, Ordered, Label(append([]string{s.Name}, labels...)...), func() {
 		var cluster *fixtures.Cluster
 		version, mode := KafkaVersion(), KafkaMode()
+		client := ClientName(s.Client)
 
 		BeforeAll(func(ctx SpecContext) {
 			if s.NotApplicable != nil {
 				if why := s.NotApplicable(version); why != "" {
 					// Written down for the result table, so it says why
 					// instead of leaving the scenario out.
-					dir := ArtifactPath(version+"-"+modeName(version, mode), strings.Join(append([]string{s.Name}, labels...), "-"))
+					dir := report.Folder(ArtifactsDir(), version, string(fixtures.ModeFor(version, mode)), client, strings.Join(append([]string{s.Name}, labels...), "-"))
 					if err := os.MkdirAll(dir, 0o755); err == nil {
-						_ = os.WriteFile(filepath.Join(dir, "not-applicable.txt"), []byte(why+"\n"), 0o644)
+						_ = os.WriteFile(filepath.Join(dir, report.NotApplicableFile), []byte(why+"\n"), 0o644)
 					}
 					Skip(fmt.Sprintf("%s does not apply to Kafka %s: %s", s.Name, version, why))
 				}
@@ -42,9 +45,13 @@ func DescribeScenario(s Scenario, labels ...string) bool {
 			DeferCleanup(func(ctx SpecContext) error { return cluster.Close(ctx) }, NodeTimeout(time.Minute))
 		}, NodeTimeout(5*time.Minute))
 
-		It(fmt.Sprintf("keeps the idempotent producer's promise on Kafka %s", version), func(ctx SpecContext) {
-			dir := ArtifactPath(version+"-"+string(cluster.Spec.Mode), strings.Join(append([]string{s.Name}, labels...), "-"))
-			res, err := s.Run(ctx, cluster, dir, GinkgoWriter)
+		what := "keeps the idempotent producer's promise"
+		if s.Expect != nil {
+			what = "is convicted as known-bad"
+		}
+		It(fmt.Sprintf("%s %s on Kafka %s", client, what, version), func(ctx SpecContext) {
+			dir := report.Folder(ArtifactsDir(), version, string(cluster.Spec.Mode), client, strings.Join(append([]string{s.Name}, labels...), "-"))
+			res, err := s.Run(ctx, cluster, Client(), dir, GinkgoWriter)
 			if err != nil {
 				_ = cluster.SaveLogs(ctx, dir)
 				Fail(fmt.Sprintf("%s could not run: %v (artifacts in %s)", s.Name, err, dir))
@@ -52,28 +59,13 @@ func DescribeScenario(s Scenario, labels ...string) bool {
 			AddReportEntry("verdict", res.Verdict.OneLine())
 			AddReportEntry("artifacts", dir)
 			fmt.Fprintf(GinkgoWriter, "kconform: %s: %s in %.0f s\n", s.Name, res.Verdict.OneLine(), res.Duration.Seconds())
-			if s.Expect != nil {
-				if err := s.Expect(res.Verdict); err != nil {
-					_ = cluster.SaveLogs(ctx, dir)
-					Fail(fmt.Sprintf("%v\nverdict: %s\n(artifacts in %s)", err, res.Verdict.Paragraph, dir))
-				}
-				return
-			}
-			if !res.Verdict.Pass {
+			if !res.OK() {
 				_ = cluster.SaveLogs(ctx, dir)
+				if s.Expect != nil {
+					Fail(fmt.Sprintf("%s\nverdict: %s\n(artifacts in %s)", res.Run.Note, res.Verdict.Paragraph, dir))
+				}
 				Fail(fmt.Sprintf("%s\n(history, verdict and node logs in %s)", res.Verdict.Paragraph, dir))
 			}
 		}, NodeTimeout(30*time.Minute))
 	})
-}
-
-// modeName is the mode a cluster of version runs in when mode is empty.
-func modeName(version string, mode fixtures.Mode) string {
-	if mode != "" {
-		return string(mode)
-	}
-	if AtLeast(version, 4, 0) {
-		return string(fixtures.KRaft)
-	}
-	return string(fixtures.ZooKeeper)
 }

@@ -1,4 +1,7 @@
-package framework
+// Package scenario holds kconform's conformance scenarios and runs one:
+// the producer through a fresh wire tap, the fault schedule, the read-back
+// and the verdict. The Ginkgo suites and the kconform command share it.
+package scenario
 
 import (
 	"context"
@@ -10,9 +13,11 @@ import (
 	"time"
 
 	"github.com/kconform/kconform/chaos"
+	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/producer"
+	"github.com/kconform/kconform/report"
 	"github.com/kconform/kconform/verify"
 	"github.com/kconform/kconform/wiretap"
 )
@@ -30,8 +35,16 @@ type Scenario struct {
 	// BrokerConfig overrides broker settings for this scenario.
 	BrokerConfig map[string]string
 	// Producer tunes the bundled producer; brokers, topic, partitions and
-	// run id are filled in. Rate defaults to 200 records/s.
+	// run id are filled in. Rate defaults to 200 records/s. Its timeouts,
+	// retries, linger and in-flight limit reach other drivers as their own
+	// settings (driver.Settings).
 	Producer producer.Config
+	// ClientSettings are extra settings per driver family (driver.FranzGo,
+	// driver.Librdkafka, driver.Java), in that client's own names.
+	ClientSettings map[string]map[string]string
+	// Client, when set, is the driver this scenario always runs (a
+	// known-bad client's spec); otherwise KCONFORM_CLIENT picks it.
+	Client string
 	// Warmup is how long the producer runs before the first fault
 	// (default 5 s); Cooldown how long it runs after the last (default 15 s).
 	Warmup, Cooldown time.Duration
@@ -53,7 +66,13 @@ type Result struct {
 	History  *history.History
 	Dir      string // artifacts folder
 	Duration time.Duration
+	// Run is what run.json in Dir records about the run.
+	Run report.Run
 }
+
+// OK tells whether the run came out as the scenario expects: a passing
+// verdict, or for a known-bad client the failure Expect asks for.
+func (r *Result) OK() bool { return r.Run.OK }
 
 // Spec returns the cluster spec the scenario needs on version and mode.
 func (s Scenario) Spec(version string, mode fixtures.Mode) fixtures.Spec {
@@ -73,10 +92,20 @@ func or(v, def int) int {
 // fresh wire tap, the schedule runs after the warm-up, the producer stops
 // after the cool-down, the log is read back, and the history is judged and
 // saved with the verdict under dir.
-func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, dir string, progress io.Writer) (*Result, error) {
+//
+// client names the driver (see driver.Lookup); the scenario's own Client
+// field, when set, wins.
+func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir string, progress io.Writer) (*Result, error) {
 	start := time.Now()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("artifacts: %w", err)
+	}
+	drv, err := driver.Lookup(or2(s.Client, client))
+	if err != nil {
+		return nil, err
+	}
+	if err := drv.Prepare(ctx, progress); err != nil {
+		return nil, err
 	}
 	tap, err := wiretap.New(c.BootstrapAddrs(), wiretap.WithLogf(func(f string, a ...any) { fmt.Fprintf(progress, f+"\n", a...) }))
 	if err != nil {
@@ -100,9 +129,15 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, dir string, prog
 	// A producer that cannot run at all ends the scenario at once.
 	ctx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
+	logs, err := os.Create(filepath.Join(dir, "driver.log"))
+	if err != nil {
+		return nil, fmt.Errorf("artifacts: %w", err)
+	}
+	defer logs.Close()
+	settings := drv.Settings(cfg, s.ClientSettings)
 	prodDone := make(chan error, 1)
 	go func() {
-		_, err := producer.Run(prodCtx, cfg, events)
+		err := drv.Run(prodCtx, cfg, settings, events, logs)
 		if err != nil {
 			abort(fmt.Errorf("producer: %w", err))
 		}
@@ -110,7 +145,7 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, dir string, prog
 	}()
 
 	env := &chaos.Env{Cluster: c, Tap: tap, Topic: Topic, Progress: progress}
-	fmt.Fprintf(progress, "kconform: %s: producing (run %s), faults in %s\n", s.Name, cfg.RunID, durationOr(s.Warmup, 5*time.Second))
+	fmt.Fprintf(progress, "kconform: %s: %s producing (run %s), faults in %s\n", s.Name, drv.Name, cfg.RunID, durationOr(s.Warmup, 5*time.Second))
 	steps := append([]chaos.Step{chaos.Wait(durationOr(s.Warmup, 5*time.Second), "warm-up")}, s.Schedule...)
 	steps = append(steps, chaos.Wait(durationOr(s.Cooldown, 15*time.Second), "cool-down after the faults"))
 	schedErr := chaos.Run(ctx, env, steps...)
@@ -143,13 +178,13 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, dir string, prog
 	if _, err := events.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	client, warnings, err := history.ReadClientEvents(events, cfg.RunID)
+	clientEvents, warnings, err := history.ReadClientEvents(events, cfg.RunID)
 	if err != nil {
 		return nil, err
 	}
 	faults := append(env.Faults(), tap.Faults()...)
 	slices.SortStableFunc(faults, func(a, b history.Fault) int { return a.Time.Compare(b.Time) })
-	h := &history.History{RunID: cfg.RunID, Topic: Topic, Client: client, LogRead: true, Log: log, Wire: tap.Wire(), Faults: faults}
+	h := &history.History{RunID: cfg.RunID, Topic: Topic, Client: clientEvents, LogRead: true, Log: log, Wire: tap.Wire(), Faults: faults}
 	v := verify.Check(h, verify.Options{LivenessBound: s.Liveness})
 	v.Warnings = append(warnings, v.Warnings...)
 	if err := h.WriteFile(filepath.Join(dir, "history.jsonl")); err != nil {
@@ -158,7 +193,26 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, dir string, prog
 	if err := v.WriteFile(filepath.Join(dir, "verdict.json")); err != nil {
 		return nil, err
 	}
-	return &Result{Verdict: v, History: h, Dir: dir, Duration: time.Since(start)}, nil
+	run := report.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
+		Started: start, Seconds: time.Since(start).Seconds(), OK: v.Pass}
+	if s.Expect != nil {
+		run.KnownBad = true
+		run.OK = true
+		if err := s.Expect(v); err != nil {
+			run.OK, run.Note = false, err.Error()
+		}
+	}
+	if err := run.WriteFile(filepath.Join(dir, report.RunFile)); err != nil {
+		return nil, err
+	}
+	return &Result{Verdict: v, History: h, Dir: dir, Duration: time.Since(start), Run: run}, nil
+}
+
+func or2(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }
 
 func durationOr(d, def time.Duration) time.Duration {

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kconform/kconform/docker"
+	"github.com/kconform/kconform/driver"
+	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/report"
+	"github.com/kconform/kconform/scenario"
+)
+
+// runRun runs one scenario for one driver on one Kafka version, repeated.
+func runRun(args []string) error {
+	fs := newFlags("run", `--driver "<command>" --scenario seed --kafka 2.8.2 --mode zk`)
+	drv := fs.String("driver", os.Getenv("KCONFORM_CLIENT"), "driver: franz-go, librdkafka-1.8.2, librdkafka, java, or a command line (env KCONFORM_CLIENT; default franz-go)")
+	name := fs.String("scenario", "seed", "scenario: "+strings.Join(scenario.Names(), ", "))
+	kafka := fs.String("kafka", "2.8.2", "Kafka version")
+	mode := fs.String("mode", "", "zk or kraft (default: zk before 4.0, kraft from 4.0)")
+	artifacts := fs.String("artifacts", "artifacts", "folder for histories, verdicts and logs")
+	repeat := fs.Int("repeat", 1, "runs, each on a fresh cluster (for flake counts)")
+	knownBad := fs.Bool("known-bad", false, "expect the client's known failure (scenario.KnownBad) instead of a pass")
+	broken := fs.Bool("broken", false, "run kconform's deliberately broken producer and expect its reset verdict")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	s, err := scenario.ByName(*name)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	d, err := driver.Lookup(*drv)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	labels := ""
+	switch {
+	case *broken:
+		s, labels = scenario.Broken(s), "-known-bad-broken"
+	case *knownBad:
+		expect, ok := scenario.KnownBad[s.Name][d.Name]
+		if !ok {
+			return usageError{fmt.Sprintf("no known failure of %s in %s (known: %v)", d.Name, s.Name, scenario.KnownBadClients(s.Name))}
+		}
+		s.Expect, labels = expect, "-known-bad-"+d.Name
+	}
+	if *repeat < 1 {
+		return usageError{"--repeat must be at least 1"}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	results, err := runCells(ctx, []cellPlan{{s: s, client: *drv, kafka: *kafka, mode: fixtures.Mode(*mode), labels: labels}}, *repeat, *artifacts)
+	if err != nil {
+		return err
+	}
+	return summarize(results)
+}
+
+// cellPlan is one scenario x client x version to run.
+type cellPlan struct {
+	s      scenario.Scenario
+	client string
+	kafka  string
+	mode   fixtures.Mode
+	labels string
+}
+
+// outcome is one finished run of a cellPlan.
+type outcome struct {
+	plan cellPlan
+	run  int
+	ok   bool
+	line string
+	secs float64
+}
+
+// runCells runs each plan repeat times, each on a fresh cluster, with
+// artifacts under root laid out as the suites lay them out (a numbered
+// folder per repeat beyond the first). A scenario that does not apply is
+// recorded as such. Only set-up errors stop it; failing verdicts do not.
+func runCells(ctx context.Context, plans []cellPlan, repeat int, root string) ([]outcome, error) {
+	var out []outcome
+	for _, p := range plans {
+		mode := fixtures.ModeFor(p.kafka, p.mode)
+		d, err := driver.Lookup(clientOf(p))
+		if err != nil {
+			return out, err
+		}
+		if err := d.Prepare(ctx, os.Stderr); err != nil {
+			return out, err
+		}
+		for i := 1; i <= repeat; i++ {
+			folder := p.s.Name + p.labels
+			if repeat > 1 {
+				folder = fmt.Sprintf("%s-run%d", folder, i)
+			}
+			dir := report.Folder(root, p.kafka, string(mode), d.Name, folder)
+			if p.s.NotApplicable != nil {
+				if why := p.s.NotApplicable(p.kafka); why != "" {
+					if err := os.MkdirAll(dir, 0o755); err != nil {
+						return out, err
+					}
+					if err := os.WriteFile(filepath.Join(dir, report.NotApplicableFile), []byte(why+"\n"), 0o644); err != nil {
+						return out, err
+					}
+					fmt.Fprintf(os.Stderr, "kconform: %s does not apply to Kafka %s: %s\n", p.s.Name, p.kafka, why)
+					out = append(out, outcome{plan: p, run: i, ok: true, line: "not applicable: " + why})
+					break
+				}
+			}
+			o, err := runOnce(ctx, p, d.Name, mode, dir)
+			if err != nil {
+				return out, err
+			}
+			o.run = i
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// runOnce starts a cluster, runs the scenario on it and tears it down.
+func runOnce(ctx context.Context, p cellPlan, client string, mode fixtures.Mode, dir string) (outcome, error) {
+	if _, err := docker.EnsureKafkaImage(ctx, p.kafka, os.Stderr); err != nil {
+		return outcome{}, err
+	}
+	start := time.Now()
+	c, err := fixtures.Start(ctx, p.s.Spec(p.kafka, mode), os.Stderr)
+	if err != nil {
+		return outcome{}, err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	res, err := p.s.Run(ctx, c, client, dir, os.Stderr)
+	if err != nil {
+		_ = c.SaveLogs(context.WithoutCancel(ctx), dir)
+		return outcome{}, fmt.Errorf("%s (%s, Kafka %s %s): %w (artifacts in %s)", p.s.Name, client, p.kafka, mode, err, dir)
+	}
+	if !res.OK() || !res.Verdict.Pass {
+		_ = c.SaveLogs(context.WithoutCancel(ctx), dir)
+	}
+	line := res.Verdict.OneLine()
+	if res.Run.KnownBad {
+		if res.OK() {
+			line = "failed as expected: " + line
+		} else {
+			line = "NOT the expected failure: " + res.Run.Note
+		}
+	}
+	fmt.Fprintf(os.Stderr, "kconform: %s / %s / Kafka %s %s: %s (%.0f s; artifacts in %s)\n",
+		p.s.Name, client, p.kafka, mode, line, time.Since(start).Seconds(), dir)
+	return outcome{plan: p, ok: res.OK(), line: line, secs: time.Since(start).Seconds()}, nil
+}
+
+// summarize prints one line per run and fails when any run was not as
+// expected.
+func summarize(results []outcome) error {
+	bad := 0
+	for _, o := range results {
+		status := "ok"
+		if !o.ok {
+			status, bad = "NOT OK", bad+1
+		}
+		fmt.Printf("%-7s %s %s Kafka %s run %d: %s (%.0f s)\n", status, o.plan.s.Name+o.plan.labels, clientOf(o.plan), o.plan.kafka, o.run, o.line, o.secs)
+	}
+	if bad > 0 {
+		fmt.Fprintf(os.Stderr, "kconform: %d of %d runs not as expected\n", bad, len(results))
+		return failedError{}
+	}
+	return nil
+}
+
+func clientOf(p cellPlan) string {
+	if p.s.Client != "" {
+		return p.s.Client
+	}
+	if p.client == "" {
+		return driver.FranzGo
+	}
+	return p.client
+}

@@ -1,0 +1,241 @@
+package scenario
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kconform/kconform/chaos"
+	"github.com/kconform/kconform/driver"
+	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/producer"
+	"github.com/kconform/kconform/verify"
+)
+
+// The conformance scenarios of ../shared/SCENARIOS.md, in catalogue order.
+
+// compressedFranz shortens the bundled producer's timers that decide how it
+// sees a cluster-wide outage, so minutes of real downtime fit in seconds.
+var compressedFranz = map[string]string{"metadata.max.age.ms": "3000", "metadata.min.age.ms": "1000", "retry.backoff.ms": "250"}
+
+// compressedRdkafka are librdkafka's metadata timers compressed as
+// SCENARIOS.md (scenario 1) gives them for the founding bug: the topic's
+// metadata goes stale during the outage, and undelivered records wait
+// (message.timeout.ms 0: forever) instead of failing.
+var compressedRdkafka = map[string]string{
+	"topic.metadata.refresh.interval.ms": "1000",
+	"metadata.max.age.ms":                "3000",
+	"reconnect.backoff.max.ms":           "500",
+	"topic.metadata.propagation.max.ms":  "1000",
+}
+
+// compressedJava are the Java client's matching timers.
+var compressedJava = map[string]string{"metadata.max.age.ms": "3000", "retry.backoff.ms": "250", "reconnect.backoff.max.ms": "500"}
+
+// Seed is the founding case: the whole cluster, ZooKeeper or controllers
+// included, SIGKILLed, down for down, restarted one node at a time, the
+// producer running throughout.
+func Seed(down time.Duration) Scenario {
+	return Scenario{
+		Name:     "seed",
+		Producer: producer.Config{Extra: compressedFranz},
+		ClientSettings: map[string]map[string]string{
+			driver.Librdkafka: compressedRdkafka,
+			driver.Java:       compressedJava,
+		},
+		Schedule: []chaos.Step{
+			chaos.Kill(chaos.All()),
+			chaos.Wait(down, "cluster down"),
+			chaos.Start(chaos.Victims(), 2*time.Second),
+			chaos.WaitReady(3 * time.Minute),
+		},
+	}
+}
+
+// SeedDown is the compressed downtime of the seed scenario: the client's
+// timers are shortened to match, so this stands for the report's 20 minutes.
+const SeedDown = 20 * time.Second
+
+// Catalogue returns the seven scenarios in order.
+func Catalogue() []Scenario {
+	return []Scenario{
+		Seed(SeedDown),
+		{
+			Name: "broker-restart",
+			BrokerConfig: map[string]string{
+				"auto.leader.rebalance.enable":            "true",
+				"leader.imbalance.check.interval.seconds": "5",
+			},
+			Producer: producer.Config{Rate: 500},
+			Schedule: []chaos.Step{
+				chaos.Kill(chaos.LeaderOf(0)),
+				chaos.Wait(5*time.Second, "leader down"),
+				chaos.Start(chaos.Victims(), 0),
+				chaos.WaitReady(3 * time.Minute),
+				chaos.Wait(15*time.Second, "leadership moving back"),
+			},
+		},
+		{
+			Name: "freeze",
+			BrokerConfig: map[string]string{
+				"replica.lag.time.max.ms":      "5000",
+				"broker.session.timeout.ms":    "4000",
+				"broker.heartbeat.interval.ms": "1000",
+			},
+			Producer: producer.Config{RequestTimeout: 3 * time.Second, DeliveryTimeout: 10 * time.Second},
+			Schedule: []chaos.Step{
+				chaos.Repeat(3,
+					chaos.Pause(chaos.LeaderOf(0)),
+					chaos.Wait(15*time.Second, "leader frozen"),
+					chaos.Unpause(chaos.Victims()),
+					chaos.WaitReady(2*time.Minute),
+					chaos.Wait(5*time.Second, "thawed"),
+				),
+			},
+		},
+		{
+			Name:     "network-cut",
+			Producer: producer.Config{RequestTimeout: 5 * time.Second, DeliveryTimeout: 15 * time.Second},
+			Schedule: []chaos.Step{
+				chaos.Blackhole(chaos.LeaderOf(0)),
+				chaos.Wait(5*time.Second, "cut shorter than the delivery timeout"),
+				chaos.Heal(),
+				chaos.Wait(10*time.Second, "healed"),
+				chaos.Blackhole(chaos.LeaderOf(0)),
+				chaos.Wait(25*time.Second, "cut longer than the delivery timeout"),
+				chaos.Heal(),
+			},
+		},
+		{
+			Name: "rolling-restart",
+			Schedule: []chaos.Step{
+				chaos.Stop(chaos.Node("broker-1")), chaos.Start(chaos.Victims(), 0), chaos.WaitReady(2 * time.Minute),
+				chaos.Stop(chaos.Node("broker-2")), chaos.Start(chaos.Victims(), 0), chaos.WaitReady(2 * time.Minute),
+				chaos.Stop(chaos.Node("broker-3")), chaos.Start(chaos.Victims(), 0), chaos.WaitReady(2 * time.Minute),
+			},
+		},
+		{
+			Name: "producer-expiry",
+			BrokerConfig: map[string]string{
+				"producer.id.expiration.ms":                "10000",
+				"producer.id.expiration.check.interval.ms": "1000",
+			},
+			NotApplicable: func(version string) string {
+				if !fixtures.AtLeast(version, 3, 4) {
+					return "producer.id.expiration.ms arrived in Kafka 3.4 (KIP-854); older brokers keep producer state for transactional.id.expiration.ms (7 days)"
+				}
+				return ""
+			},
+			// The tap holds every request for longer than the expiration:
+			// the brokers see the producer idle and forget it.
+			Schedule: []chaos.Step{
+				chaos.Blackhole(chaos.Brokers()),
+				chaos.Wait(20*time.Second, "producer idle for the brokers"),
+				chaos.Heal(),
+			},
+		},
+		{
+			Name: "lost-response",
+			Schedule: []chaos.Step{
+				chaos.DropResponse(0),
+				chaos.Wait(5*time.Second, "retry"),
+				chaos.DropResponse(1),
+				chaos.Wait(5*time.Second, "retry"),
+			},
+		},
+	}
+}
+
+// Names lists the catalogue's scenario names in order.
+func Names() []string {
+	var names []string
+	for _, s := range Catalogue() {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+// ByName returns the catalogue scenario called name.
+func ByName(name string) (Scenario, error) {
+	for _, s := range Catalogue() {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Scenario{}, fmt.Errorf("unknown scenario %q: use one of %s", name, strings.Join(Names(), ", "))
+}
+
+// Broken returns s run by the deliberately broken bundled producer, which
+// starts sequences again at 0 under the same producer id and epoch after
+// any failed request, and expecting the wire-level verdict for it. It is
+// how each scenario shows that it can fail. A scenario whose faults the
+// broken producer never notices (no failed request) is not expected to
+// catch it: BrokenCatches says which do.
+func Broken(s Scenario) Scenario {
+	s.Client = driver.FranzGo
+	s.Producer.BrokenSequences = true
+	s.Producer.Extra = nil
+	s.Producer.MaxInFlight = 0
+	s.Producer.DeliveryTimeout = 0
+	if s.Producer.RequestTimeout == 0 {
+		s.Producer.RequestTimeout = 3 * time.Second
+	}
+	s.Expect = ExpectReset
+	return s
+}
+
+// ExpectReset checks for the broken producer's violation on its kind and
+// fields: a wire-level reset to sequence 0 under the producer id and epoch
+// of an acknowledged sequence.
+func ExpectReset(v *verify.Verdict) error {
+	x := v.First(verify.LegalReset)
+	if x == nil {
+		return fmt.Errorf("expected a %s violation, got: %s", verify.LegalReset, v.OneLine())
+	}
+	if x.Source != "wire" || x.Sequence != 0 || x.LastAcked < 0 || x.ProducerID < 0 || x.Epoch < 0 {
+		return fmt.Errorf("expected a wire-level reset to sequence 0 after an acknowledged one, got %+v", *x)
+	}
+	return nil
+}
+
+// ExpectSequenceReset is the verdict of the founding bug, checked on the
+// violation's kind and fields: the client sent base sequence 0 under the
+// producer id and epoch of an acknowledged sequence, the broker answered
+// a reset of that producer with OUT_OF_ORDER_SEQUENCE_NUMBER, and the
+// producer ended fatal.
+func ExpectSequenceReset(v *verify.Verdict) error {
+	if err := ExpectReset(v); err != nil {
+		return err
+	}
+	x := v.First(verify.LegalReset)
+	// The first reset may meet NOT_ENOUGH_REPLICAS while the ISR refills;
+	// the client retries it until the broker, holding its state, answers
+	// out of order.
+	outOfOrder := false
+	for _, y := range v.Violations {
+		if y.Invariant == verify.LegalReset && y.ProducerID == x.ProducerID && y.Epoch == x.Epoch &&
+			y.BrokerAnswer == "OUT_OF_ORDER_SEQUENCE_NUMBER" {
+			outOfOrder = true
+		}
+	}
+	if !outOfOrder {
+		return fmt.Errorf("expected the broker to answer a reset with OUT_OF_ORDER_SEQUENCE_NUMBER, got: %s", v.OneLine())
+	}
+	if v.ProducerFatal == "" || v.First(verify.Liveness) == nil {
+		return fmt.Errorf("expected the producer to end fatal, got: %s", v.OneLine())
+	}
+	return nil
+}
+
+// KnownBad are the clients known to break a scenario, with the verdict
+// they must get: the founding bug of librdkafka 1.8.2 (librdkafka #3584).
+var KnownBad = map[string]map[string]func(*verify.Verdict) error{
+	"seed": {"librdkafka-1.8.2": ExpectSequenceReset},
+}
+
+// KnownBadClients lists the clients known to break scenario name.
+func KnownBadClients(name string) []string {
+	return slices.Sorted(maps.Keys(KnownBad[name]))
+}
