@@ -11,17 +11,18 @@ GINKGO := go tool ginkgo
 export TESTCONTAINERS_RYUK_DISABLED := true
 export KAFKA_VERSION KAFKA_MODE
 
-.PHONY: conformance test docker images unit lint bench bench-cluster clean
+.PHONY: conformance test docker images unit browser lint bench bench-cluster bench-tap clean
 
 ## conformance: run the default scenarios on KAFKA_VERSION (KAFKA_MODE) and print a result table
 conformance: docker
 	@bash docker/build-kafka.sh $(KAFKA_VERSION)
 	@mkdir -p artifacts
 	$(GINKGO) -v --label-filter='$(LABELS)' --junit-report=junit-conformance.xml --output-dir=artifacts ./suites || status=$$?; \
-	  go run ./cmd/kconform table --artifacts artifacts; exit $${status:-0}
+	  go run ./cmd/kconform table --artifacts artifacts; \
+	  go run ./cmd/kconform report --artifacts artifacts; exit $${status:-0}
 
 ## test: vet and format checks, unit and kfake tests, the cluster suite and the seed scenario on 2.8.2/zk
-test: lint unit docker
+test: lint unit browser docker
 	@bash docker/build-kafka.sh 2.8.2
 	$(GINKGO) -v --label-filter='cluster && kafka-2.8.2' --junit-report=junit-cluster.xml --output-dir=artifacts ./suites
 	KAFKA_VERSION=2.8.2 KAFKA_MODE=zk $(GINKGO) -v --label-filter='seed && !slow' --junit-report=junit-seed.xml --output-dir=artifacts ./suites
@@ -29,10 +30,17 @@ test: lint unit docker
 lint:
 	@test -z "$$(gofmt -l .)" || { echo "kconform: gofmt needed on:"; gofmt -l .; exit 1; }
 	go vet ./...
+	@cd producer/rdkafka && sh copy-1.8.2.sh && git diff --exit-code ../rdkafka-1.8.2/main.go >/dev/null || { echo "kconform: producer/rdkafka-1.8.2/main.go is stale: run go generate ./producer/rdkafka"; exit 1; }
+	bash ci/actionlint.sh
 
 ## unit: tests that need no Docker (the verifier, the producer and the tap against kfake)
 unit:
-	go test -count=1 ./history/... ./verify/... ./producer/... ./wiretap/... ./fixtures/... ./cmd/...
+	go test -count=1 ./history/... ./verify/... ./producer/... ./wiretap/... ./fixtures/... ./driver/... ./scenario/... ./report/... ./cmd/...
+
+## browser: the report's page opened in headless Chromium (installs Debian's chromium as root)
+browser:
+	@bash ci/chromium-up.sh
+	KCONFORM_REQUIRE_CHROMIUM=1 go test -count=1 -run Chromium ./report/
 
 ## docker: make sure a Docker engine answers (installs Debian's docker.io as root if needed)
 docker:
@@ -48,6 +56,11 @@ bench:
 ## bench-cluster: image build, cluster start, restart and memory figures per version and mode
 bench-cluster: docker
 	@go run ./cmd/kconform bench-cluster --cold
+
+## bench-tap: throughput through the wire tap vs direct, and the p99 latency it adds
+bench-tap: docker
+	@bash docker/build-kafka.sh $(KAFKA_VERSION)
+	@go run ./cmd/kconform bench-tap --kafka $(KAFKA_VERSION)
 
 ## clean: remove every kconform container and network, from any run
 clean:

@@ -214,6 +214,19 @@ func WaitReady(timeout time.Duration) Step {
 	}
 }
 
+// WaitInSync waits until the cluster serves and every partition's
+// replicas are all in sync again, at most timeout.
+func WaitInSync(timeout time.Duration) Step {
+	return func(ctx context.Context, e *Env) error {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		if err := e.Cluster.WaitInSync(ctx); err != nil {
+			return fmt.Errorf("chaos: replicas not in sync again: %w", err)
+		}
+		return nil
+	}
+}
+
 // Wait waits d, printing progress every 5 s for waits of 10 s or more.
 func Wait(d time.Duration, why string) Step {
 	return func(ctx context.Context, e *Env) error {

@@ -48,6 +48,9 @@ var Builtin = map[string]string{
 // it is killed.
 const StopGrace = 30 * time.Second
 
+// stopGrace is StopGrace, shortened by tests.
+var stopGrace = StopGrace
+
 // Driver is one producer client kconform can run.
 type Driver struct {
 	// Name is how users pick it: a Builtin name or a command line.
@@ -97,6 +100,9 @@ func (d *Driver) InProcess() bool { return d.command == nil && d.prepare == nil 
 func (d *Driver) Prepare(ctx context.Context, progress io.Writer) error {
 	if d.prepare == nil || d.command != nil {
 		return nil
+	}
+	if progress == nil {
+		progress = io.Discard
 	}
 	prepared.Lock()
 	defer prepared.Unlock()
@@ -235,14 +241,16 @@ func (d *Driver) Run(ctx context.Context, cfg producer.Config, settings map[stri
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 	select {
 	case err = <-exited:
-	case <-time.After(StopGrace):
+	case <-time.After(stopGrace):
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
-		return fmt.Errorf("driver %s did not stop within %s of SIGTERM and was killed", d.Name, StopGrace)
+		return fmt.Errorf("driver %s did not stop within %s of SIGTERM and was killed", d.Name, stopGrace)
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers of the group
+	// 143 is 128+SIGTERM: how a JVM (and a shell waiting on one) reports
+	// a stop by SIGTERM after its shutdown hooks ran.
 	var exit *exec.ExitError
-	if err != nil && errors.As(err, &exit) && exit.ExitCode() > 0 {
+	if err != nil && errors.As(err, &exit) && exit.ExitCode() > 0 && exit.ExitCode() != 128+int(syscall.SIGTERM) {
 		return fmt.Errorf("driver %s failed on stop: %v; its last log line: %s", d.Name, err, tail.last())
 	}
 	return nil
@@ -287,6 +295,9 @@ func (d *Driver) Settings(cfg producer.Config, byFamily map[string]map[string]st
 		if cfg.MaxInFlight > 0 {
 			s["max.in.flight.requests.per.connection"] = strconv.Itoa(cfg.MaxInFlight)
 		}
+		// VerifiableProducer sets retries=0, which the idempotent
+		// producer refuses: put back the client's default.
+		s["retries"] = "2147483647"
 		if cfg.Retries > 0 {
 			s["retries"] = strconv.Itoa(cfg.Retries)
 		}

@@ -25,10 +25,12 @@ var compressedFranz = map[string]string{"metadata.max.age.ms": "3000", "metadata
 // metadata goes stale during the outage, and undelivered records wait
 // (message.timeout.ms 0: forever) instead of failing.
 var compressedRdkafka = map[string]string{
-	"topic.metadata.refresh.interval.ms": "1000",
-	"metadata.max.age.ms":                "3000",
-	"reconnect.backoff.max.ms":           "500",
-	"topic.metadata.propagation.max.ms":  "1000",
+	"topic.metadata.refresh.interval.ms":      "1000",
+	"topic.metadata.refresh.fast.interval.ms": "100",
+	"metadata.max.age.ms":                     "3000",
+	"reconnect.backoff.ms":                    "50",
+	"reconnect.backoff.max.ms":                "200",
+	"topic.metadata.propagation.max.ms":       "1000",
 }
 
 // compressedJava are the Java client's matching timers.
@@ -50,6 +52,9 @@ func Seed(down time.Duration) Scenario {
 			chaos.Wait(down, "cluster down"),
 			chaos.Start(chaos.Victims(), 2*time.Second),
 			chaos.WaitReady(3 * time.Minute),
+			// The cool-down starts once acks=all can succeed again, so a
+			// producer's recovery (or its death) shows within it.
+			chaos.WaitInSync(3 * time.Minute),
 		},
 	}
 }

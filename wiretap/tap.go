@@ -12,6 +12,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -83,6 +84,19 @@ func (t *Tap) Addrs() []string {
 	for _, l := range t.listeners {
 		out = append(out, l.addr)
 	}
+	return out
+}
+
+// Upstreams returns the broker addresses the tap stands in for, sorted:
+// those it started with and those metadata answers named since.
+func (t *Tap) Upstreams() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]string, 0, len(t.listeners))
+	for u := range t.listeners {
+		out = append(out, u)
+	}
+	sort.Strings(out)
 	return out
 }
 

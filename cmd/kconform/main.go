@@ -24,6 +24,9 @@ var commands = map[string]command{
 	"clean":         {"remove every container and network kconform left behind", runClean},
 	"bench-cluster": {"print the cluster fixture's start, restart and memory figures", runBenchCluster},
 	"table":         {"print the result table of a run's verdicts (and write matrix.md, matrix.json)", runTable},
+	"bench-tap":     {"measure the wire tap's throughput ratio and added p99 latency against a real broker", runBenchTap},
+	"report":        {"write self-contained HTML pages for a run: one per scenario run, and index.html", runReport},
+	"tap":           {"run the wire tap in front of brokers, inject protocol faults, save and judge the wire history", runTap},
 	"run":           {"run one scenario for one driver on one Kafka version (--repeat for flake counts)", runRun},
 	"matrix":        {"run scenarios x clients x Kafka versions and write the result matrix", runMatrix},
 }

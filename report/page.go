@@ -1,0 +1,432 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/verify"
+)
+
+// Chart geometry, in SVG user units.
+const (
+	chartW, chartH = 1100, 260
+	padL, padR     = 70, 20
+	padT, padB     = 26, 30
+	plotW          = chartW - padL - padR
+	plotH          = chartH - padT - padB
+)
+
+// point is one mark on a chart.
+type point struct {
+	X, Y  float64
+	Class string // css class: seq, ack, err, retry, reset
+	Title string
+}
+
+// window is a shaded fault window.
+type window struct {
+	X, W  float64
+	Label string
+}
+
+// chart is one partition's timeline.
+type chart struct {
+	Partition int32
+	Points    []point
+	Windows   []window
+	YTicks    []tick
+	XTicks    []tick
+	// Violation marks the first violation on this partition, if any.
+	Violation *point
+	// Counts shown under the chart.
+	Requests, Acked, Errors, Retries, Resets int
+}
+
+type tick struct {
+	Pos   float64
+	Label string
+}
+
+// pageData is what the scenario page template renders.
+type pageData struct {
+	Title     string
+	Run       Run
+	Verdict   *verify.Verdict
+	First     *verify.Violation
+	Charts    []chart
+	Faults    []history.Fault
+	Start     time.Time
+	Generated string
+}
+
+// WritePage renders the scenario run in dir (history.jsonl, verdict.json
+// and run.json when present) as dir/report.html and returns its path.
+func WritePage(dir string) (string, error) {
+	h, _, err := history.ReadFile(filepath.Join(dir, HistoryFile))
+	if err != nil {
+		return "", err
+	}
+	var v verify.Verdict
+	if err := readJSON(filepath.Join(dir, VerdictFile), &v); err != nil {
+		return "", err
+	}
+	var r Run
+	_ = readJSON(filepath.Join(dir, RunFile), &r) // older runs have none
+	var buf bytes.Buffer
+	if err := RenderPage(&buf, h, &v, r); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, PageFile)
+	return path, os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// RenderPage writes one scenario run's page: a timeline per partition of
+// the sequence numbers the client sent and the record counters it had
+// acknowledged, fault windows shaded and labelled, errors and retries
+// marked, and the first violation highlighted with the verdict paragraph.
+// The page is self-contained: inline CSS, SVG and script, no network.
+func RenderPage(w *bytes.Buffer, h *history.History, v *verify.Verdict, r Run) error {
+	start, end := timeRange(h)
+	d := pageData{Title: pageTitle(r, h), Run: r, Verdict: v, Faults: h.Faults, Start: start,
+		Generated: time.Now().UTC().Format(time.RFC3339)}
+	if len(v.Violations) > 0 {
+		d.First = &v.Violations[0]
+	}
+	d.Charts = charts(h, v, start, end)
+	return pageTemplate.Execute(w, d)
+}
+
+func pageTitle(r Run, h *history.History) string {
+	if r.Scenario == "" {
+		return "kconform run " + h.RunID
+	}
+	return fmt.Sprintf("%s · %s · Kafka %s %s", r.Scenario, r.Client, r.Kafka, r.Mode)
+}
+
+// timeRange spans every timed event of the history.
+func timeRange(h *history.History) (time.Time, time.Time) {
+	var lo, hi time.Time
+	see := func(t time.Time) {
+		if t.IsZero() {
+			return
+		}
+		if lo.IsZero() || t.Before(lo) {
+			lo = t
+		}
+		if t.After(hi) {
+			hi = t
+		}
+	}
+	for _, e := range h.Client {
+		see(e.Time)
+	}
+	for _, e := range h.Wire {
+		see(e.Time)
+	}
+	for _, f := range h.Faults {
+		see(f.Time)
+	}
+	if !hi.After(lo) {
+		hi = lo.Add(time.Second)
+	}
+	return lo, hi
+}
+
+// charts builds one chart per partition. Plain marks are thinned to at
+// most two per pixel column and series (the lowest and highest), so a long
+// run stays small; errors, retries, resets and the violation are all kept.
+func charts(h *history.History, v *verify.Verdict, start, end time.Time) []chart {
+	span := end.Sub(start).Seconds()
+	xOf := func(t time.Time) float64 { return padL + plotW*t.Sub(start).Seconds()/span }
+
+	type key struct {
+		p     int32
+		class string
+		col   int
+	}
+	type raw struct {
+		p int32
+		point
+	}
+	var marks []raw
+	maxY := map[int32]float64{}
+	add := func(p int32, t time.Time, y float64, class, title string) {
+		marks = append(marks, raw{p, point{X: xOf(t), Y: y, Class: class, Title: title}})
+		maxY[p] = max(maxY[p], y)
+	}
+
+	// Wire: every produce batch's base sequence; answers mark errors.
+	type reqKey struct {
+		conn int64
+		corr int32
+	}
+	requests := map[reqKey]history.WireEvent{}
+	type seqKey struct {
+		p     int32
+		pid   int64
+		epoch int16
+		seq   int32
+	}
+	sent := map[seqKey]bool{}
+	last := map[int32]seqKey{}
+	cs := map[int32]*chart{}
+	ch := func(p int32) *chart {
+		if cs[p] == nil {
+			cs[p] = &chart{Partition: p}
+		}
+		return cs[p]
+	}
+	for _, e := range h.Wire {
+		switch e.Kind {
+		case history.ProduceRequest:
+			requests[reqKey{e.Conn, e.CorrelationID}] = e
+			for _, b := range e.Batches {
+				k := seqKey{b.Partition, b.ProducerID, b.Epoch, b.BaseSequence}
+				c := ch(b.Partition)
+				c.Requests++
+				class, what := "seq", "sent"
+				prev := last[b.Partition]
+				switch {
+				case b.BaseSequence == 0 && prev.seq > 0 && prev.pid == b.ProducerID && prev.epoch == b.Epoch:
+					class, what = "reset", "sequence reset to"
+					c.Resets++
+				case sent[k]:
+					class, what = "retry", "retry of"
+					c.Retries++
+				}
+				sent[k] = true
+				last[b.Partition] = k
+				add(b.Partition, e.Time, float64(b.BaseSequence), class,
+					fmt.Sprintf("%s base sequence %d (%d records) · producer %d epoch %d · %s", what, b.BaseSequence, b.Count, b.ProducerID, b.Epoch, e.Time.Format("15:04:05.000")))
+			}
+		case history.ProduceResponse:
+			req, ok := requests[reqKey{e.Conn, e.CorrelationID}]
+			if !ok {
+				continue
+			}
+			for _, r := range e.Results {
+				if r.ErrorCode == 0 {
+					continue
+				}
+				for _, b := range req.Batches {
+					if b.Partition == r.Partition && b.Topic == r.Topic {
+						ch(b.Partition).Errors++
+						add(b.Partition, e.Time, float64(b.BaseSequence), "err",
+							fmt.Sprintf("broker answered %s to base sequence %d · %s", history.ErrorName(r.ErrorCode), b.BaseSequence, e.Time.Format("15:04:05.000")))
+					}
+				}
+			}
+		}
+	}
+	// Client: acknowledged record counters, and send errors.
+	for _, e := range h.Client {
+		if e.Partition < 0 || e.Counter < 0 {
+			continue
+		}
+		switch e.Name {
+		case history.SendSuccess:
+			ch(e.Partition).Acked++
+			add(e.Partition, e.Time, float64(e.Counter), "ack", fmt.Sprintf("record %d acknowledged at offset %d · %s", e.Counter, e.Offset, e.Time.Format("15:04:05.000")))
+		case history.SendError:
+			ch(e.Partition).Errors++
+			add(e.Partition, e.Time, float64(e.Counter), "err", fmt.Sprintf("record %d failed: %s · %s", e.Counter, e.Error, e.Time.Format("15:04:05.000")))
+		}
+	}
+
+	// Thin plain marks per pixel column.
+	kept := map[key][2]int{} // indexes of lowest and highest
+	var special []int
+	for i, m := range marks {
+		if m.Class != "seq" && m.Class != "ack" {
+			special = append(special, i)
+			continue
+		}
+		k := key{m.p, m.Class, int(m.X)}
+		lohi, ok := kept[k]
+		if !ok {
+			kept[k] = [2]int{i, i}
+			continue
+		}
+		if m.Y < marks[lohi[0]].Y {
+			lohi[0] = i
+		}
+		if m.Y > marks[lohi[1]].Y {
+			lohi[1] = i
+		}
+		kept[k] = lohi
+	}
+	var keep []int
+	for _, lohi := range kept {
+		keep = append(keep, lohi[0])
+		if lohi[1] != lohi[0] {
+			keep = append(keep, lohi[1])
+		}
+	}
+	keep = append(keep, special...)
+	// Draw plain marks first, so the special ones sit on top.
+	order := map[string]int{"ack": 0, "seq": 1, "retry": 2, "err": 3, "reset": 4}
+	sort.Slice(keep, func(i, j int) bool {
+		a, b := marks[keep[i]], marks[keep[j]]
+		if order[a.Class] != order[b.Class] {
+			return order[a.Class] < order[b.Class]
+		}
+		return keep[i] < keep[j]
+	})
+
+	yScale := map[int32]float64{}
+	for p, m := range maxY {
+		yScale[p] = niceCeil(max(m, 1))
+	}
+	yOf := func(p int32, y float64) float64 { return padT + plotH - plotH*y/yScale[p] }
+	for _, i := range keep {
+		m := marks[i]
+		pt := m.point
+		pt.Y = yOf(m.p, m.Y)
+		ch(m.p).Points = append(ch(m.p).Points, pt)
+	}
+
+	// Fault windows: from each fault step to the next repair.
+	windows := faultWindows(h.Faults, end)
+	var out []chart
+	for _, p := range slices.Sorted(maps.Keys(cs)) {
+		c := cs[p]
+		for _, fw := range windows {
+			x0, x1 := xOf(fw.from), xOf(fw.to)
+			c.Windows = append(c.Windows, window{X: x0, W: max(x1-x0, 2), Label: fw.label})
+		}
+		for i := 0; i <= 4; i++ {
+			y := yScale[p] * float64(i) / 4
+			c.YTicks = append(c.YTicks, tick{Pos: yOf(p, y), Label: fmt.Sprintf("%.0f", y)})
+		}
+		for i := 0; i <= 6; i++ {
+			s := end.Sub(start).Seconds() * float64(i) / 6
+			c.XTicks = append(c.XTicks, tick{Pos: padL + plotW*float64(i)/6, Label: fmt.Sprintf("%.0f s", s)})
+		}
+		out = append(out, *c)
+	}
+	// The first violation, on its partition's chart.
+	if len(v.Violations) > 0 {
+		x := v.Violations[0]
+		for i := range out {
+			if out[i].Partition != x.Partition || x.Time.IsZero() {
+				continue
+			}
+			y := float64(x.Sequence)
+			if x.Source != "wire" && x.Counter >= 0 {
+				y = float64(x.Counter)
+			}
+			out[i].Violation = &point{X: xOf(x.Time), Y: yOf(x.Partition, max(y, 0)), Class: "violation", Title: x.Summary}
+		}
+	}
+	return out
+}
+
+type faultWindow struct {
+	from, to time.Time
+	label    string
+}
+
+// faultWindows pairs each fault step with the next repair step after it
+// (or the end of the run); a repair closes every window open before it.
+// Steps of one action that open together (kill zookeeper, broker-1, ...)
+// share one window and one label.
+func faultWindows(faults []history.Fault, end time.Time) []faultWindow {
+	var out []faultWindow
+	var open []int
+	for _, f := range faults {
+		if f.Repair {
+			for _, i := range open {
+				out[i].to = f.Time
+			}
+			open = nil
+			continue
+		}
+		if n := len(open); n > 0 {
+			w := &out[open[n-1]]
+			if strings.HasPrefix(w.label, f.Action+" ") && f.Time.Sub(w.from) < 2*time.Second {
+				w.label += ", " + f.Target
+				continue
+			}
+		}
+		out = append(out, faultWindow{from: f.Time, to: end, label: f.Action + " " + f.Target})
+		open = append(open, len(out)-1)
+	}
+	return out
+}
+
+func niceCeil(v float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*p >= v {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+var funcs = template.FuncMap{
+	"since": func(start, t time.Time) string { return fmt.Sprintf("%.1f s", t.Sub(start).Seconds()) },
+	"upper": strings.ToUpper,
+}
+
+var pageTemplate = template.Must(template.New("page").Funcs(funcs).Parse(pageHTML))
+
+var indexTemplate = template.Must(template.New("index").Parse(indexHTML))
+
+// indexRow is one matrix row on the run page.
+type indexRow struct {
+	Cell
+	Class, Text, Time, Page string
+}
+
+// WriteSite renders a page for every scenario run under root that has a
+// history, and root/index.html with the matrix linking to them. It
+// returns the index's path.
+func WriteSite(root string) (string, error) {
+	cells, err := Collect(root)
+	if err != nil {
+		return "", err
+	}
+	var rows []indexRow
+	for _, c := range cells {
+		row := indexRow{Cell: c, Text: cellText(c), Time: seconds(c.Seconds)}
+		switch {
+		case c.Result == NotApplicable:
+			row.Class = "na"
+		case c.KnownBad && c.Expected:
+			row.Class = "expected"
+		case c.Result == Pass:
+			row.Class = "pass"
+		default:
+			row.Class = "fail"
+		}
+		if _, err := os.Stat(filepath.Join(root, c.Dir, HistoryFile)); err == nil {
+			if _, err := WritePage(filepath.Join(root, c.Dir)); err != nil {
+				return "", fmt.Errorf("%s: %w", c.Dir, err)
+			}
+			row.Page = filepath.ToSlash(filepath.Join(c.Dir, PageFile))
+		}
+		rows = append(rows, row)
+	}
+	var buf bytes.Buffer
+	err = indexTemplate.Execute(&buf, struct {
+		Cells      []indexRow
+		Unexpected int
+		Generated  string
+	}{rows, Unexpected(cells), time.Now().UTC().Format(time.RFC3339)})
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(root, "index.html")
+	return path, os.WriteFile(path, buf.Bytes(), 0o644)
+}

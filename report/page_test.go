@@ -1,0 +1,153 @@
+package report
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/verify"
+)
+
+// foundingBug builds the history of the founding report: sequences 0..n-1
+// acknowledged on partition 0, the whole cluster killed and restarted, then
+// sequence 0 again under the same producer id and epoch, answered
+// OUT_OF_ORDER_SEQUENCE_NUMBER, and the producer fatal.
+func foundingBug(n int) (*history.History, *verify.Verdict) {
+	t0 := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	h := &history.History{RunID: "r1", Topic: "t", LogRead: true}
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	corr := int32(0)
+	send := func(ms int, seq int32, counter int64, code int16) {
+		corr++
+		h.Wire = append(h.Wire,
+			history.WireEvent{Kind: history.ProduceRequest, Time: at(ms), Conn: 1, CorrelationID: corr,
+				Batches: []history.WireBatch{{Topic: "t", Partition: 0, ProducerID: 1000, BaseSequence: seq, Count: 1, FirstCounter: counter, LastCounter: counter}}},
+			history.WireEvent{Kind: history.ProduceResponse, Time: at(ms + 3), Conn: 1, CorrelationID: corr,
+				Results: []history.ProduceResult{{Topic: "t", Partition: 0, ErrorCode: code, BaseOffset: int64(seq)}}})
+	}
+	for i := 0; i < n; i++ {
+		send(i*5, int32(i), int64(i), 0)
+		h.Log = append(h.Log, history.LogBatch{Partition: 0, BaseOffset: int64(i), ProducerID: 1000, BaseSequence: int32(i), Count: 1,
+			Records: []history.LogRecord{{Offset: int64(i), Counter: int64(i)}}})
+		h.Client = append(h.Client, history.ClientEvent{Name: history.SendSuccess, Time: at(i*5 + 4), Partition: 0, Offset: int64(i), Counter: int64(i), ProducerID: -1, Epoch: -1})
+	}
+	end := n * 5
+	h.Faults = append(h.Faults, history.Fault{Time: at(end + 100), Action: "kill", Target: "all"},
+		history.Fault{Time: at(end + 20100), Action: "start", Target: "all", Repair: true})
+	send(end+21000, 0, int64(n), 45)
+	h.Client = append(h.Client, history.ClientEvent{Name: history.ProducerFatal, Time: at(end + 21010), Partition: -1, Offset: -1, Counter: -1,
+		ProducerID: -1, Epoch: -1, Error: "out of order sequence number"})
+	return h, verify.Check(h, verify.Options{})
+}
+
+func TestPageShowsTheViolation(t *testing.T) {
+	h, v := foundingBug(200)
+	if v.Pass {
+		t.Fatal("the founding bug's history must fail")
+	}
+	var buf bytes.Buffer
+	if err := RenderPage(&buf, h, v, Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", RunID: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{`id="first-violation"`, "FAIL · legal-reset", `class="fw"`, "kill all", `class="reset"`, `class="err"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	for _, banned := range []string{"http://", "https://", "<link", "src="} {
+		if strings.Contains(page, banned) {
+			t.Errorf("page is not self-contained: it has %q", banned)
+		}
+	}
+}
+
+// TestPageInChromium opens a failing run's page in headless Chromium, as a
+// person would: the script must run without errors, the verdict paragraph
+// must be in the rendered page, and the screenshot must show the red
+// violation box. It needs Debian's chromium; `make test` installs it and
+// sets KCONFORM_REQUIRE_CHROMIUM=1 so that a missing browser fails rather
+// than skips.
+func TestPageInChromium(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("KCONFORM_REQUIRE_CHROMIUM") == "1" {
+			t.Fatal("chromium is not installed: apt-get install chromium (make test does this as root)")
+		}
+		t.Skip("chromium is not installed (apt-get install chromium)")
+	}
+	dir := t.TempDir()
+	h, v := foundingBug(400)
+	var buf bytes.Buffer
+	if err := RenderPage(&buf, h, v, Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", RunID: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, PageFile)
+	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	common := []string{"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--virtual-time-budget=3000",
+		"--user-data-dir=" + filepath.Join(dir, "profile")}
+	dom, err := exec.Command(browser, append(common, "--dump-dom", "file://"+page)...).Output()
+	if err != nil {
+		t.Fatalf("chromium --dump-dom: %v", err)
+	}
+	htmlTag, _, _ := strings.Cut(string(dom), ">")
+	if strings.Contains(htmlTag, "data-script-error") {
+		t.Fatalf("the page's script failed: %s", between(htmlTag, `data-script-error="`, `"`))
+	}
+	if !strings.Contains(string(dom), `data-ready="yes"`) {
+		t.Fatal("the page's script did not run to its end")
+	}
+	if !strings.Contains(string(dom), v.Violations[0].Summary) {
+		t.Fatalf("the rendered page does not show the first violation %q", v.Violations[0].Summary)
+	}
+	shot := filepath.Join(dir, "shot.png")
+	if out, err := exec.Command(browser, append(common, "--window-size=1200,900", "--screenshot="+shot, "file://"+page)...).CombinedOutput(); err != nil {
+		t.Fatalf("chromium --screenshot: %v: %s", err, out)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	// The verdict box's background (#fdeaea) and the violation red
+	// (#b3261e) must both be on screen.
+	var pink, red int
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			r, g, bl = r>>8, g>>8, bl>>8
+			if r == 0xfd && g == 0xea && bl == 0xea {
+				pink++
+			}
+			if r > 0xa0 && r < 0xc0 && g < 0x40 && bl < 0x40 {
+				red++
+			}
+		}
+	}
+	if pink < 20000 || red < 200 {
+		t.Fatalf("screenshot does not show the failing verdict: %d verdict-box pixels, %d violation-red pixels", pink, red)
+	}
+	if out := os.Getenv("KCONFORM_SCREENSHOT"); out != "" {
+		data, _ := os.ReadFile(shot)
+		_ = os.WriteFile(out, data, 0o644)
+	}
+}
+
+func between(s, from, to string) string {
+	_, rest, _ := strings.Cut(s, from)
+	v, _, _ := strings.Cut(rest, to)
+	return v
+}

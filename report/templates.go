@@ -1,0 +1,93 @@
+package report
+
+// pageHTML is the scenario page. The script only adds hover details and
+// partition toggles; everything is readable without it.
+const pageHTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<title>{{.Title}}</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1d232a;max-width:1160px}
+h1{font-size:20px;margin:0 0 4px} .meta{color:#5b6570;margin-bottom:14px}
+.verdict{padding:12px 14px;border-radius:6px;margin:12px 0 18px}
+.pass{background:#e7f6ec;border:1px solid #9bd3ae} .fail{background:#fdeaea;border:1px solid #e79a9a}
+.fail b{color:#b3261e} .paragraph{margin-top:6px}
+h2{font-size:16px;margin:22px 0 4px} .counts{color:#5b6570;font-size:12px;margin-bottom:4px}
+svg{background:#fff;border:1px solid #d8dde2;border-radius:4px}
+.axis{stroke:#9aa4ae;stroke-width:1} .grid{stroke:#eef0f2} .tl{font-size:11px;fill:#5b6570}
+.fw{fill:#f3d9a4;opacity:.55} .fwl{font-size:11px;fill:#8a5a00}
+.ack{fill:#9ec5e8} .seq{fill:#1f5f99} .retry{fill:none;stroke:#e08a00;stroke-width:1.5}
+.err{fill:#d33;} .reset{fill:#b3261e;stroke:#000;stroke-width:1}
+.vline{stroke:#b3261e;stroke-width:2;stroke-dasharray:4 3} .vdot{fill:none;stroke:#b3261e;stroke-width:3}
+.legend span{display:inline-block;margin-right:14px;font-size:12px} .sw{display:inline-block;width:10px;height:10px;border-radius:5px;margin-right:4px;vertical-align:-1px}
+table{border-collapse:collapse;font-size:12px} td,th{border:1px solid #d8dde2;padding:3px 8px;text-align:left}
+#detail{position:fixed;right:16px;bottom:16px;max-width:460px;background:#1d232a;color:#fff;padding:8px 10px;border-radius:6px;font-size:12px;display:none}
+</style>
+<script>window.addEventListener('error', function(e){ document.documentElement.setAttribute('data-script-error', String(e.message)); });</script>
+</head><body>
+<h1>{{.Title}}</h1>
+<div class="meta">run {{.Run.RunID}}{{if .Run.Seconds}} · {{printf "%.0f" .Run.Seconds}} s{{end}}{{if .Run.KnownBad}} · known-bad client: {{if .Run.OK}}failed as expected{{else}}NOT the expected failure{{end}}{{end}} · generated {{.Generated}}</div>
+{{if .Verdict.Pass}}<div class="verdict pass" id="verdict"><b>PASS</b><div class="paragraph">{{.Verdict.Paragraph}}</div></div>
+{{else}}<div class="verdict fail" id="verdict"><b>FAIL · {{.First.Invariant}}</b><div class="paragraph" id="violation">{{.Verdict.Paragraph}}</div></div>{{end}}
+<div class="legend">
+<span><i class="sw" style="background:#1f5f99"></i>base sequence sent</span>
+<span><i class="sw" style="background:#9ec5e8"></i>record counter acknowledged</span>
+<span><i class="sw" style="border:2px solid #e08a00;width:7px;height:7px"></i>retry</span>
+<span><i class="sw" style="background:#d33"></i>error</span>
+<span><i class="sw" style="background:#b3261e;border:1px solid #000"></i>sequence reset</span>
+<span><i class="sw" style="background:#f3d9a4"></i>fault window</span>
+<span><label><input type="checkbox" id="showAcks" checked> acknowledgements</label></span>
+</div>
+{{range .Charts}}
+<h2>partition {{.Partition}}</h2>
+<div class="counts">{{.Requests}} batches sent · {{.Acked}} records acknowledged · {{.Errors}} errors · {{.Retries}} retries · {{.Resets}} resets</div>
+<svg class="chart" width="1100" height="260" viewBox="0 0 1100 260" role="img" aria-label="partition {{.Partition}} timeline">
+{{range .Windows}}<rect class="fw" x="{{.X}}" y="26" width="{{.W}}" height="204"><title>{{.Label}}</title></rect><text class="fwl" x="{{.X}}" y="20">{{.Label}}</text>
+{{end}}{{range .YTicks}}<line class="grid" x1="70" x2="1080" y1="{{.Pos}}" y2="{{.Pos}}"/><text class="tl" x="64" y="{{.Pos}}" text-anchor="end" dominant-baseline="middle">{{.Label}}</text>
+{{end}}{{range .XTicks}}<text class="tl" x="{{.Pos}}" y="248" text-anchor="middle">{{.Label}}</text>
+{{end}}<line class="axis" x1="70" x2="70" y1="26" y2="230"/><line class="axis" x1="70" x2="1080" y1="230" y2="230"/>
+{{range .Points}}<circle class="{{.Class}}" cx="{{printf "%.1f" .X}}" cy="{{printf "%.1f" .Y}}" r="{{if eq .Class "ack" "seq"}}1.6{{else}}3.2{{end}}"><title>{{.Title}}</title></circle>
+{{end}}{{with .Violation}}<line class="vline" x1="{{.X}}" x2="{{.X}}" y1="26" y2="230"/><circle class="vdot" id="first-violation" cx="{{.X}}" cy="{{.Y}}" r="9"><title>{{.Title}}</title></circle>{{end}}
+</svg>
+{{end}}
+{{if .Faults}}<h2>fault steps</h2><table><tr><th>at</th><th>step</th><th>target</th><th>detail</th></tr>
+{{range .Faults}}<tr><td>{{since $.Start .Time}}</td><td>{{.Action}}</td><td>{{.Target}}</td><td>{{.Detail}}</td></tr>
+{{end}}</table>{{end}}
+{{if gt (len .Verdict.Violations) 1}}<h2>all violations ({{len .Verdict.Violations}})</h2><table><tr><th>invariant</th><th>source</th><th>summary</th><th>broker answer</th></tr>
+{{range .Verdict.Violations}}<tr><td>{{.Invariant}}</td><td>{{.Source}}</td><td>{{.Summary}}</td><td>{{.BrokerAnswer}}</td></tr>
+{{end}}</table>{{end}}
+<div id="detail"></div>
+<script>
+(function(){
+  var detail = document.getElementById('detail');
+  document.querySelectorAll('svg.chart circle, svg.chart rect').forEach(function(el){
+    el.addEventListener('mouseenter', function(){
+      var t = el.querySelector('title'); if(!t) return;
+      detail.textContent = t.textContent; detail.style.display = 'block';
+    });
+    el.addEventListener('mouseleave', function(){ detail.style.display = 'none'; });
+  });
+  document.getElementById('showAcks').addEventListener('change', function(e){
+    document.querySelectorAll('circle.ack').forEach(function(c){ c.style.display = e.target.checked ? '' : 'none'; });
+  });
+  document.body.setAttribute('data-ready', 'yes');
+})();
+</script>
+</body></html>
+`
+
+// indexHTML is the page for a whole run: the matrix, linking to each
+// scenario run's page.
+const indexHTML = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>kconform results</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1d232a}
+table{border-collapse:collapse} td,th{border:1px solid #d8dde2;padding:4px 10px;text-align:left;vertical-align:top}
+.pass{background:#e7f6ec} .fail{background:#fdeaea} .na{background:#f1f3f5;color:#5b6570} .expected{background:#fff4d6}
+</style></head><body>
+<h1>kconform results</h1>
+<p>{{len .Cells}} scenario runs · {{.Unexpected}} not as expected · generated {{.Generated}}</p>
+<table><tr><th>Kafka</th><th>client</th><th>scenario</th><th>result</th><th>time</th></tr>
+{{range .Cells}}<tr class="{{.Class}}"><td>{{.Kafka}}</td><td>{{.Client}}</td><td>{{if .Page}}<a href="{{.Page}}">{{.Scenario}}</a>{{else}}{{.Scenario}}{{end}}</td><td>{{.Text}}</td><td>{{.Time}}</td></tr>
+{{end}}</table>
+</body></html>
+`
