@@ -151,3 +151,47 @@ func between(s, from, to string) string {
 	v, _, _ := strings.Cut(rest, to)
 	return v
 }
+
+// tenMinutes is a passing history of a 10-minute run at 200 records/s
+// over 3 partitions, one record per batch (the densest wire history), with
+// a fault every minute.
+func tenMinutes() (*history.History, *verify.Verdict) {
+	t0 := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	h := &history.History{RunID: "r1", Topic: "t", LogRead: true}
+	corr := int32(0)
+	for i := 0; i < 10*60*200; i++ {
+		p := int32(i % 3)
+		seq := int32(i / 3)
+		at := t0.Add(time.Duration(i) * 5 * time.Millisecond)
+		corr++
+		h.Wire = append(h.Wire,
+			history.WireEvent{Kind: history.ProduceRequest, Time: at, Conn: int64(p), CorrelationID: corr,
+				Batches: []history.WireBatch{{Topic: "t", Partition: p, ProducerID: 1, BaseSequence: seq, Count: 1, FirstCounter: int64(seq), LastCounter: int64(seq)}}},
+			history.WireEvent{Kind: history.ProduceResponse, Time: at.Add(2 * time.Millisecond), Conn: int64(p), CorrelationID: corr,
+				Results: []history.ProduceResult{{Topic: "t", Partition: p, BaseOffset: int64(seq)}}})
+		h.Log = append(h.Log, history.LogBatch{Partition: p, BaseOffset: int64(seq), ProducerID: 1, BaseSequence: seq, Count: 1,
+			Records: []history.LogRecord{{Offset: int64(seq), Counter: int64(seq)}}})
+		h.Client = append(h.Client, history.ClientEvent{Name: history.SendSuccess, Time: at.Add(3 * time.Millisecond), Partition: p,
+			Offset: int64(seq), Counter: int64(seq), ProducerID: -1, Epoch: -1})
+	}
+	for m := 1; m < 10; m++ {
+		at := t0.Add(time.Duration(m) * time.Minute)
+		h.Faults = append(h.Faults, history.Fault{Time: at, Action: "pause", Target: "broker-1"},
+			history.Fault{Time: at.Add(15 * time.Second), Action: "unpause", Target: "broker-1", Repair: true})
+	}
+	return h, verify.Check(h, verify.Options{})
+}
+
+// BenchmarkRender10Min renders the page of a 10-minute run and reports
+// its size: go test -run '^$' -bench Render10Min ./report
+func BenchmarkRender10Min(b *testing.B) {
+	h, v := tenMinutes()
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := RenderPage(&buf, h, v, Run{Scenario: "freeze", Client: "franz-go"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(buf.Len())/1024, "KiB/page")
+}

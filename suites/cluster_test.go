@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -14,7 +15,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/producer"
 	"github.com/kconform/kconform/suites/framework"
+	"github.com/kconform/kconform/verify"
+	"github.com/kconform/kconform/wiretap"
 )
 
 // The cluster fixture's own suite: every version/mode pair kconform
@@ -29,10 +34,10 @@ var _ = Describe("Cluster fixture", Label("cluster"), func() {
 		{"2.8.2", fixtures.ZooKeeper},
 		{"3.9.1", fixtures.ZooKeeper},
 		{"3.9.1", fixtures.KRaft},
-		{"4.1.1", fixtures.KRaft},
+		{"4.4.0", fixtures.KRaft},
 	} {
 		Describe(fmt.Sprintf("Kafka %s %s", pair.version, pair.mode), Ordered, Label("kafka-"+pair.version, string(pair.mode)), func() {
-			const topic = "cluster-check"
+			const topic, tapTopic = "cluster-check", "tap-check"
 			var (
 				cluster *fixtures.Cluster
 				addrs   []string
@@ -43,7 +48,8 @@ var _ = Describe("Cluster fixture", Label("cluster"), func() {
 				var err error
 				cluster, err = fixtures.Start(ctx, fixtures.Spec{
 					Version: pair.version, Mode: pair.mode, Brokers: 3,
-					Topics: []fixtures.Topic{{Name: topic, Partitions: 3, ReplicationFactor: 3, MinInsyncReplicas: 2}},
+					Topics: []fixtures.Topic{{Name: topic, Partitions: 3, ReplicationFactor: 3, MinInsyncReplicas: 2},
+						{Name: tapTopic, Partitions: 3, ReplicationFactor: 3, MinInsyncReplicas: 2}},
 				}, GinkgoWriter)
 				Expect(err).NotTo(HaveOccurred())
 				addrs = cluster.BootstrapAddrs()
@@ -92,6 +98,41 @@ var _ = Describe("Cluster fixture", Label("cluster"), func() {
 				Expect(cluster.StartAll(ctx, time.Second)).To(Succeed())
 				serves(ctx)
 			}, NodeTimeout(4*time.Minute))
+
+			It("records on the wire tap what the log holds, across a broker kill and restart", func(ctx SpecContext) {
+				tap, err := wiretap.New(cluster.BootstrapAddrs(), wiretap.WithLogf(func(f string, a ...any) { fmt.Fprintf(GinkgoWriter, f+"\n", a...) }))
+				Expect(err).NotTo(HaveOccurred())
+				defer tap.Close()
+				cfg := producer.Config{Brokers: tap.Addrs(), Topic: tapTopic, Partitions: 3, Rate: 300, RunID: producer.NewRunID()}
+				var events bytes.Buffer
+				prodCtx, stop := context.WithCancel(ctx)
+				defer stop()
+				done := make(chan error, 1)
+				go func() { _, err := producer.Run(prodCtx, cfg, &events); done <- err }()
+				time.Sleep(3 * time.Second)
+				b := leaderOf(ctx, cluster, tapTopic, 0)
+				Expect(b.Kill(ctx)).To(Succeed())
+				time.Sleep(3 * time.Second)
+				Expect(b.Start(ctx)).To(Succeed())
+				Expect(cluster.WaitInSync(ctx)).To(Succeed())
+				time.Sleep(5 * time.Second)
+				stop()
+				Expect(<-done).To(Succeed())
+
+				cl, err := cluster.Client()
+				Expect(err).NotTo(HaveOccurred())
+				defer cl.Close()
+				log, err := history.ReadLog(ctx, cl, tapTopic, cfg.RunID)
+				Expect(err).NotTo(HaveOccurred())
+				wire := tap.Wire()
+				Expect(wireAgreesWithLog(wire, log)).To(Succeed())
+				client, warnings, err := history.ReadClientEvents(&events, cfg.RunID)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(warnings).To(BeEmpty())
+				v := verify.Check(&history.History{RunID: cfg.RunID, Topic: tapTopic, Client: client, LogRead: true, Log: log, Wire: wire}, verify.Options{})
+				Expect(v.Pass).To(BeTrue(), v.Paragraph)
+				Expect(v.Stats.WireBatches).To(BeNumerically(">", 100))
+			}, NodeTimeout(3*time.Minute))
 
 			It("serves again after a broker is paused and unpaused", func(ctx SpecContext) {
 				b := cluster.Broker(2)
@@ -190,4 +231,64 @@ func dial(addr string) error {
 	defer cancel()
 	_, err = cl.Request(ctx, kmsg.NewPtrApiVersionsRequest())
 	return err
+}
+
+// wireAgreesWithLog checks the tap's record against the log read back:
+// every batch in the log was seen on the wire with the same producer id,
+// epoch, sequence and count, and every success the wire saw names the
+// offset where the log holds that batch.
+func wireAgreesWithLog(wire []history.WireEvent, log []history.LogBatch) error {
+	type key struct {
+		p     int32
+		pid   int64
+		epoch int16
+		seq   int32
+		count int32
+	}
+	sent := map[key]bool{}
+	requests := map[[2]int64][]history.WireBatch{}
+	for _, e := range wire {
+		if e.Kind == history.ProduceRequest {
+			requests[[2]int64{e.Conn, int64(e.CorrelationID)}] = e.Batches
+			for _, b := range e.Batches {
+				sent[key{b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, b.Count}] = true
+			}
+		}
+	}
+	at := map[[2]int64]history.LogBatch{}
+	for _, b := range log {
+		if b.ProducerID < 0 || b.Control {
+			continue
+		}
+		at[[2]int64{int64(b.Partition), b.BaseOffset}] = b
+		if !sent[key{b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, b.Count}] {
+			return fmt.Errorf("partition %d offset %d: batch (producer %d epoch %d sequence %d, %d records) is in the log but not on the wire",
+				b.Partition, b.BaseOffset, b.ProducerID, b.Epoch, b.BaseSequence, b.Count)
+		}
+	}
+	acks := 0
+	for _, e := range wire {
+		if e.Kind != history.ProduceResponse {
+			continue
+		}
+		for _, r := range e.Results {
+			if r.ErrorCode != 0 {
+				continue
+			}
+			for _, b := range requests[[2]int64{e.Conn, int64(e.CorrelationID)}] {
+				if b.Partition != r.Partition {
+					continue
+				}
+				acks++
+				lb, ok := at[[2]int64{int64(r.Partition), r.BaseOffset}]
+				if !ok || lb.BaseSequence != b.BaseSequence || lb.ProducerID != b.ProducerID {
+					return fmt.Errorf("partition %d: the wire acknowledged sequence %d at offset %d, but the log has no such batch there", r.Partition, b.BaseSequence, r.BaseOffset)
+				}
+			}
+		}
+	}
+	if acks == 0 {
+		return fmt.Errorf("the wire saw no acknowledged batch")
+	}
+	return nil
 }
