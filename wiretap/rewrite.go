@@ -51,7 +51,7 @@ func topicOf(name string, id [16]byte, ids map[[16]byte]string) string {
 // give the client. Answers the tap does not rewrite pass byte for byte.
 func (t *Tap) handleResponse(c *conn, p *pending, body []byte) ([]byte, error) {
 	switch kmsg.Key(p.key) {
-	case kmsg.Produce, kmsg.InitProducerID, kmsg.Metadata, kmsg.FindCoordinator, kmsg.DescribeCluster, kmsg.ApiVersions:
+	case kmsg.Produce, kmsg.Fetch, kmsg.InitProducerID, kmsg.Metadata, kmsg.FindCoordinator, kmsg.DescribeCluster, kmsg.ApiVersions:
 	default:
 		return frame(body), nil
 	}
@@ -87,6 +87,26 @@ func (t *Tap) handleResponse(c *conn, p *pending, body []byte) ([]byte, error) {
 			e.Injected = "drop-response"
 		}
 		t.record(e)
+		// Since Produce v10 (KIP-951) a NOT_LEADER answer names the new
+		// leader's address; a client would connect there directly.
+		for i := range r.Brokers {
+			b := &r.Brokers[i]
+			t.learnNode(b.Host, b.Port, b.NodeID)
+			if b.Host, b.Port, err = t.rewriteAddr(b.Host, b.Port); err != nil {
+				return nil, err
+			}
+			rewritten = true
+		}
+	case *kmsg.FetchResponse:
+		rewritten = false
+		for i := range r.Brokers {
+			b := &r.Brokers[i]
+			t.learnNode(b.Host, b.Port, b.NodeID)
+			if b.Host, b.Port, err = t.rewriteAddr(b.Host, b.Port); err != nil {
+				return nil, err
+			}
+			rewritten = true
+		}
 	case *kmsg.InitProducerIDResponse:
 		rewritten = false
 		t.record(history.WireEvent{Kind: history.InitProducerResponse, Time: now, Conn: c.id, Broker: c.broker, CorrelationID: p.correlation,

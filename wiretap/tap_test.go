@@ -229,7 +229,9 @@ func TestRewriteRoundTrip(t *testing.T) {
 	}
 	defer tap.Close()
 	c := &conn{id: 1, broker: 1}
-	for _, key := range []kmsg.Key{kmsg.Metadata, kmsg.FindCoordinator, kmsg.DescribeCluster, kmsg.ApiVersions} {
+	// The versions from which Produce and Fetch answers name leaders' addresses (KIP-951).
+	endpointsFrom := map[kmsg.Key]int16{kmsg.Produce: 10, kmsg.Fetch: 16}
+	for _, key := range []kmsg.Key{kmsg.Metadata, kmsg.FindCoordinator, kmsg.DescribeCluster, kmsg.ApiVersions, kmsg.Produce, kmsg.Fetch} {
 		req := kmsg.RequestForKey(int16(key))
 		for v := int16(0); v <= req.MaxVersion(); v++ {
 			resp := kmsg.ResponseForKey(int16(key))
@@ -255,6 +257,14 @@ func TestRewriteRoundTrip(t *testing.T) {
 				k := kmsg.NewApiVersionsResponseApiKey()
 				k.ApiKey, k.MaxVersion = int16(kmsg.Produce), 999
 				r.ApiKeys = append(r.ApiKeys, k)
+			case *kmsg.ProduceResponse:
+				b := kmsg.NewProduceResponseBroker()
+				b.NodeID, b.Host, b.Port = 1, "10.0.0.1", 9092
+				r.Brokers = append(r.Brokers, b)
+			case *kmsg.FetchResponse:
+				b := kmsg.NewFetchResponseBroker()
+				b.NodeID, b.Host, b.Port = 1, "10.0.0.1", 9092
+				r.Brokers = append(r.Brokers, b)
 			}
 			in := responseFrame(42, resp)
 			p := &pending{key: int16(key), version: v, correlation: 42}
@@ -286,6 +296,14 @@ func TestRewriteRoundTrip(t *testing.T) {
 			case *kmsg.ApiVersionsResponse:
 				if got := r.ApiKeys[0].MaxVersion; got != kmsg.NewPtrProduceRequest().MaxVersion() {
 					t.Errorf("ApiVersions v%d: produce max %d not capped", v, got)
+				}
+			case *kmsg.ProduceResponse:
+				if v >= endpointsFrom[key] {
+					checkAddr(t, key, v, r.Brokers[0].Host, r.Brokers[0].Port, want)
+				}
+			case *kmsg.FetchResponse:
+				if v >= endpointsFrom[key] {
+					checkAddr(t, key, v, r.Brokers[0].Host, r.Brokers[0].Port, want)
 				}
 			}
 		}
