@@ -1,0 +1,62 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kconform/kconform/driver"
+	"github.com/kconform/kconform/verify"
+)
+
+func TestCatalogue(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range Catalogue() {
+		if seen[s.Name] {
+			t.Errorf("scenario %s twice", s.Name)
+		}
+		seen[s.Name] = true
+		if len(s.Schedule) == 0 {
+			t.Errorf("scenario %s has no faults", s.Name)
+		}
+	}
+	if len(seen) != 7 {
+		t.Errorf("%d scenarios, want the catalogue's 7", len(seen))
+	}
+	if _, err := ByName("nope"); err == nil || !strings.Contains(err.Error(), "seed") {
+		t.Errorf("an unknown scenario must be refused with the list, got %v", err)
+	}
+	for name, clients := range KnownBad {
+		if !seen[name] {
+			t.Errorf("known-bad entry for unknown scenario %s", name)
+		}
+		for c := range clients {
+			if _, ok := driver.Builtin[c]; !ok {
+				t.Errorf("known-bad client %s is not a built-in driver", c)
+			}
+		}
+	}
+}
+
+func TestBrokenExpectsTheReset(t *testing.T) {
+	s := Broken(Seed(SeedDown))
+	if !s.Producer.BrokenSequences || s.Client != driver.FranzGo || s.Expect == nil {
+		t.Fatalf("Broken must run the broken bundled producer with an expectation: %+v", s)
+	}
+	pass := &verify.Verdict{Pass: true}
+	if err := s.Expect(pass); err == nil {
+		t.Error("a passing verdict must not meet the broken producer's expectation")
+	}
+	reset := &verify.Verdict{Violations: []verify.Violation{{Invariant: verify.LegalReset, Source: "wire", Sequence: 0, LastAcked: 5, ProducerID: 1, Epoch: 0}}}
+	if err := s.Expect(reset); err != nil {
+		t.Errorf("a wire-level reset must meet it: %v", err)
+	}
+	if err := ExpectSequenceReset(reset); err == nil {
+		t.Error("the founding bug also needs OUT_OF_ORDER_SEQUENCE_NUMBER and a fatal producer")
+	}
+	reset.Violations = append(reset.Violations, verify.Violation{Invariant: verify.LegalReset, ProducerID: 1, BrokerAnswer: "OUT_OF_ORDER_SEQUENCE_NUMBER"},
+		verify.Violation{Invariant: verify.Liveness})
+	reset.ProducerFatal = "fatal"
+	if err := ExpectSequenceReset(reset); err != nil {
+		t.Errorf("the founding bug's verdict must meet it: %v", err)
+	}
+}
