@@ -5,21 +5,37 @@
 SHELL := /bin/bash
 KAFKA_VERSION ?= 2.8.2
 KAFKA_MODE ?=
-KAFKA_VERSIONS ?= 2.8.2 3.9.1 4.1.1
+KAFKA_VERSIONS ?= 2.8.2 3.9.1 4.4.0
 LABELS ?= !slow && !cluster && !known-bad
+# CLIENTS and/or MATRIX (Kafka versions, each optionally :zk or :kraft)
+# turn `make conformance` into a matrix run, e.g.
+#   make conformance CLIENTS="franz-go librdkafka-1.8.2 librdkafka java" MATRIX="2.8.2:zk 4.4.0"
+CLIENTS ?=
+MATRIX ?=
+comma := ,
+empty :=
+space := $(empty) $(empty)
 GINKGO := go tool ginkgo
 export TESTCONTAINERS_RYUK_DISABLED := true
 export KAFKA_VERSION KAFKA_MODE
 
 .PHONY: conformance test docker images unit browser lint bench bench-cluster bench-tap clean
 
-## conformance: run the default scenarios on KAFKA_VERSION (KAFKA_MODE) and print a result table
+## conformance: run the default scenarios on KAFKA_VERSION (KAFKA_MODE) for KCONFORM_CLIENT and print a
+## result table; with CLIENTS or MATRIX, every scenario for each client on each version
 conformance: docker
+ifneq ($(strip $(CLIENTS)$(MATRIX)),)
+	go run ./cmd/kconform matrix --artifacts artifacts \
+	  --clients '$(subst $(space),$(comma),$(strip $(or $(CLIENTS),$(KCONFORM_CLIENT),franz-go)))' \
+	  --kafka '$(subst $(space),$(comma),$(strip $(or $(MATRIX),$(KAFKA_VERSION)$(if $(KAFKA_MODE),:$(KAFKA_MODE)))))'; status=$$?; \
+	  go run ./cmd/kconform report --artifacts artifacts; exit $$status
+else
 	@bash docker/build-kafka.sh $(KAFKA_VERSION)
 	@mkdir -p artifacts
 	$(GINKGO) -v --label-filter='$(LABELS)' --junit-report=junit-conformance.xml --output-dir=artifacts ./suites || status=$$?; \
 	  go run ./cmd/kconform table --artifacts artifacts; \
 	  go run ./cmd/kconform report --artifacts artifacts; exit $${status:-0}
+endif
 
 ## test: vet and format checks, unit and kfake tests, the cluster suite and the seed scenario on 2.8.2/zk
 test: lint unit browser docker

@@ -67,5 +67,12 @@ func runMatrix(args []string) error {
 	}
 	fmt.Print(report.Markdown(cells))
 	fmt.Fprintf(os.Stderr, "kconform matrix: table in %s/matrix.md and matrix.json\n", *artifacts)
-	return runErr
+	if runErr != nil {
+		return runErr
+	}
+	if n := report.Unexpected(cells); n > 0 {
+		fmt.Fprintf(os.Stderr, "kconform matrix: %d of %d cells not as expected\n", n, len(cells))
+		return failedError{}
+	}
+	return nil
 }
