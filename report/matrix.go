@@ -22,6 +22,8 @@ const (
 	VerdictFile       = "verdict.json"
 	HistoryFile       = "history.jsonl"
 	NotApplicableFile = "not-applicable.txt"
+	// ErrorFile says why a scenario run could not finish.
+	ErrorFile = "error.txt"
 	PageFile          = "report.html"
 )
 
@@ -55,6 +57,7 @@ const (
 	Pass          = "pass"
 	Fail          = "fail"
 	NotApplicable = "not applicable"
+	Error         = "error"
 )
 
 // Cell is one scenario run in the matrix.
@@ -64,8 +67,9 @@ type Cell struct {
 	Kafka    string `json:"kafka"`
 	Client   string `json:"client"`
 	Scenario string `json:"scenario"`
-	// Result is Pass, Fail or NotApplicable; Summary the first violation's
-	// one-line summary, or why the scenario does not apply.
+	// Result is Pass, Fail, NotApplicable or Error; Summary the first
+	// violation's one-line summary, why the scenario does not apply, or
+	// why it could not finish.
 	Result  string `json:"result"`
 	Summary string `json:"summary,omitempty"`
 	// KnownBad and Expected: a known-bad client's run, and whether it
@@ -91,12 +95,17 @@ func Folder(root, version, mode, client, scenario string) string {
 // <version-mode>/<client>/<scenario>/, in a stable order.
 func Collect(root string) ([]Cell, error) {
 	var cells []Cell
-	for _, pattern := range []string{VerdictFile, NotApplicableFile} {
+	seen := map[string]bool{}
+	for _, pattern := range []string{VerdictFile, NotApplicableFile, ErrorFile} {
 		paths, err := filepath.Glob(filepath.Join(root, "*", "*", "*", pattern))
 		if err != nil {
 			return nil, err
 		}
 		for _, p := range paths {
+			if seen[filepath.Dir(p)] {
+				continue
+			}
+			seen[filepath.Dir(p)] = true
 			c, err := readCell(root, filepath.Dir(p))
 			if err != nil {
 				return nil, err
@@ -123,6 +132,10 @@ func readCell(root, dir string) (Cell, error) {
 	c := Cell{Kafka: parts[0], Client: parts[1], Scenario: parts[2], Dir: rel}
 	if why, err := os.ReadFile(filepath.Join(dir, NotApplicableFile)); err == nil {
 		c.Result, c.Summary, c.Expected = NotApplicable, strings.TrimSpace(string(why)), true
+		return c, nil
+	}
+	if why, err := os.ReadFile(filepath.Join(dir, ErrorFile)); err == nil {
+		c.Result, c.Summary = Error, strings.TrimSpace(string(why))
 		return c, nil
 	}
 	var v verify.Verdict

@@ -139,7 +139,16 @@ func runOnce(ctx context.Context, p cellPlan, client string, mode fixtures.Mode,
 	res, err := p.s.Run(ctx, c, client, dir, os.Stderr)
 	if err != nil {
 		_ = c.SaveLogs(context.WithoutCancel(ctx), dir)
-		return outcome{}, fmt.Errorf("%s (%s, Kafka %s %s): %w (artifacts in %s)", p.s.Name, client, p.kafka, mode, err, dir)
+		if ctx.Err() != nil {
+			return outcome{}, fmt.Errorf("%s (%s, Kafka %s %s): %w", p.s.Name, client, p.kafka, mode, err)
+		}
+		// The scenario could not finish (a driver that crashed, a fault
+		// that could not be applied): a result of this cell, not of the
+		// whole run.
+		line := "could not run: " + err.Error()
+		_ = os.WriteFile(filepath.Join(dir, report.ErrorFile), []byte(err.Error()+"\n"), 0o644)
+		fmt.Fprintf(os.Stderr, "kconform: %s / %s / Kafka %s %s: %s (artifacts in %s)\n", p.s.Name, client, p.kafka, mode, line, dir)
+		return outcome{plan: p, line: line, secs: time.Since(start).Seconds()}, nil
 	}
 	if !res.OK() || !res.Verdict.Pass {
 		_ = c.SaveLogs(context.WithoutCancel(ctx), dir)
