@@ -100,6 +100,10 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("artifacts: %w", err)
 	}
+	// A folder reused from an earlier run must not keep its outcome.
+	for _, f := range []string{report.VerdictFile, report.RunFile, report.ErrorFile, report.NotApplicableFile, report.PageFile} {
+		_ = os.Remove(filepath.Join(dir, f))
+	}
 	drv, err := driver.Lookup(or2(s.Client, client))
 	if err != nil {
 		return nil, err
