@@ -88,6 +88,9 @@ func runCells(ctx context.Context, plans []cellPlan, repeat int, root string) ([
 	var out []outcome
 	for _, p := range plans {
 		mode := fixtures.ModeFor(p.kafka, p.mode)
+		if err := p.s.Spec(p.kafka, mode).Check(); err != nil {
+			return out, err
+		}
 		d, err := driver.Lookup(clientOf(p))
 		if err != nil {
 			return out, err
