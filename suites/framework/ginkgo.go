@@ -45,11 +45,14 @@ func DescribeScenario(s scenario.Scenario, labels ...string) bool {
 			DeferCleanup(func(ctx SpecContext) error { return cluster.Close(ctx) }, NodeTimeout(time.Minute))
 		}, NodeTimeout(5*time.Minute))
 
-		what := "keeps the idempotent producer's promise"
+		who, what := client, "keeps the idempotent producer's promise"
 		if s.Expect != nil {
 			what = "is convicted as known-bad"
 		}
-		It(fmt.Sprintf("%s %s on Kafka %s", client, what, version), func(ctx SpecContext) {
+		if s.Producer.BrokenSequences {
+			who = "kconform's deliberately broken producer"
+		}
+		It(fmt.Sprintf("%s %s on Kafka %s", who, what, version), func(ctx SpecContext) {
 			dir := report.Folder(ArtifactsDir(), version, string(cluster.Spec.Mode), client, strings.Join(append([]string{s.Name}, labels...), "-"))
 			res, err := s.Run(ctx, cluster, Client(), dir, GinkgoWriter)
 			if err != nil {
