@@ -308,7 +308,13 @@ func (t *Tap) fromClient(c *conn) error {
 			t.record(history.WireEvent{Kind: history.InitProducerRequest, Time: now, Conn: c.id, Broker: c.broker, CorrelationID: h.correlation})
 		}
 		if t.blackholed(c.l) {
-			continue // taken, never forwarded, never answered
+			// Taken, never forwarded, never answered: queued so that the
+			// connection's later answers wait behind it, as behind a dead
+			// broker, and so that its close records it as unanswered.
+			if p != nil {
+				t.enqueue(c, p)
+			}
+			continue
 		}
 		if p != nil {
 			if resp := t.injectFor(c, p); resp != nil {
