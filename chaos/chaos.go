@@ -282,6 +282,23 @@ func Blackhole(t Target) Step {
 	}
 }
 
+// Hold stops the tap passing the target brokers' requests on, without
+// cutting connections, until Heal: the brokers see the producer go quiet.
+func Hold(t Target) Step {
+	return func(ctx context.Context, e *Env) error {
+		nodes, err := t.resolve(ctx, e)
+		if err != nil {
+			return fmt.Errorf("chaos hold: %w", err)
+		}
+		for _, n := range nodes {
+			if err := e.Tap.Hold(n.Addr); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // Heal ends every tap fault.
 func Heal() Step {
 	return func(_ context.Context, e *Env) error {

@@ -153,11 +153,29 @@ func (t *Tap) Blackhole(upstream string) error {
 	return nil
 }
 
-// Heal ends every blackhole and delay and drops rules not yet used.
+// Hold makes the tap stop passing requests on to the broker at upstream
+// until Heal, without closing anything: requests already passed on are
+// answered, later ones wait in the tap and reach the broker after the heal,
+// once each. For the broker the producer goes quiet; for the producer the
+// broker is slow. Nothing is possibly persisted, so nothing is retried.
+func (t *Tap) Hold(upstream string) error {
+	l, err := t.listenerFor(upstream)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	l.hold = true
+	t.mu.Unlock()
+	t.recordFault(history.Fault{Action: "hold", Target: targetName(upstream)})
+	return nil
+}
+
+// Heal ends every blackhole, hold and delay and drops rules not yet used.
 func (t *Tap) Heal() {
 	t.mu.Lock()
 	for _, l := range t.listeners {
 		l.blackhole = false
+		l.hold = false
 	}
 	t.delay = 0
 	t.rules = nil

@@ -49,6 +49,9 @@ type listener struct {
 	nodeID int32
 	// blackhole makes the tap take this broker's requests and never answer.
 	blackhole bool
+	// hold makes the tap stop passing requests on to this broker until
+	// Heal, while answers to those already passed on still come back.
+	hold bool
 }
 
 // Option configures a Tap.
@@ -307,6 +310,11 @@ func (t *Tap) fromClient(c *conn) error {
 		case kmsg.InitProducerID:
 			t.record(history.WireEvent{Kind: history.InitProducerRequest, Time: now, Conn: c.id, Broker: c.broker, CorrelationID: h.correlation})
 		}
+		// A held broker gets this request after the heal; meanwhile the
+		// tap reads nothing more from this client connection.
+		for t.held(c.l) {
+			time.Sleep(20 * time.Millisecond)
+		}
 		if t.blackholed(c.l) {
 			// Taken, never forwarded, never answered: queued so that the
 			// connection's later answers wait behind it, as behind a dead
@@ -331,6 +339,12 @@ func (t *Tap) fromClient(c *conn) error {
 			return err
 		}
 	}
+}
+
+func (t *Tap) held(l *listener) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return l.hold && !t.closed
 }
 
 func (t *Tap) blackholed(l *listener) bool {

@@ -189,6 +189,52 @@ func TestTapBlackholeAndDelay(t *testing.T) {
 	}
 }
 
+// TestTapHold holds requests without cutting anything: no request is left
+// unanswered, none is retried, and the gap in the broker's traffic is the
+// hold's length.
+func TestTapHold(t *testing.T) {
+	c, tap := tapped(t, 1)
+	const hold = 700 * time.Millisecond
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		for _, a := range c.ListenAddrs() {
+			_ = tap.Hold(a)
+		}
+		time.Sleep(hold)
+		tap.Heal()
+	}()
+	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 400, Rate: 400, RequestTimeout: 5 * time.Second})
+	if !v.Pass {
+		t.Fatalf("after a hold: %s", v.Paragraph)
+	}
+	if n := count(h, history.Unanswered); n > 0 {
+		t.Errorf("a hold left %d requests unanswered", n)
+	}
+	sent := map[int32]bool{}
+	for _, e := range h.Wire {
+		for _, b := range e.Batches {
+			if sent[b.BaseSequence] {
+				t.Errorf("sequence %d was sent twice: a hold must not cause retries", b.BaseSequence)
+			}
+			sent[b.BaseSequence] = true
+		}
+	}
+	// The longest wait between a request and its answer spans the hold.
+	asked := map[int32]time.Time{}
+	var longest time.Duration
+	for _, e := range h.Wire {
+		switch e.Kind {
+		case history.ProduceRequest:
+			asked[e.CorrelationID] = e.Time
+		case history.ProduceResponse:
+			longest = max(longest, e.Time.Sub(asked[e.CorrelationID]))
+		}
+	}
+	if longest < hold/2 {
+		t.Errorf("longest produce round trip %s: the hold held nothing", longest)
+	}
+}
+
 func TestTapSurvivesMalformedFrame(t *testing.T) {
 	c, tap := tapped(t, 1)
 	addr := tap.Addrs()[0]

@@ -27,7 +27,8 @@ const tapHelp = `fault commands (as --fault values, or one per line on stdin whi
   delay DURATION                      hold every answer for DURATION (0 ends it)
   close BROKER|all                    close the client connections to a broker (its host:port)
   blackhole BROKER|all                accept and never answer
-  heal                                end blackholes and delays, drop unused rules`
+  hold BROKER|all                     stop passing requests on (answers to earlier ones still come back) until heal
+  heal                                end blackholes, holds and delays, drop unused rules`
 
 // runTap runs the wire tap in front of brokers until interrupted, applying
 // faults from flags and stdin, then saves the wire history and judges it.
@@ -202,6 +203,20 @@ func parseTapCommand(s string) (func(*wiretap.Tap) error, error) {
 			for _, up := range t.Upstreams() {
 				if err := t.Blackhole(up); err != nil {
 					return err
+				}
+			}
+			return nil
+		}, nil
+	case "hold":
+		if len(f) != 2 {
+			return nil, bad("want hold BROKER|all")
+		}
+		return func(t *wiretap.Tap) error {
+			for _, up := range t.Upstreams() {
+				if broker() == "" || broker() == up {
+					if err := t.Hold(up); err != nil {
+						return err
+					}
 				}
 			}
 			return nil
