@@ -24,7 +24,7 @@ const (
 	NotApplicableFile = "not-applicable.txt"
 	// ErrorFile says why a scenario run could not finish.
 	ErrorFile = "error.txt"
-	PageFile          = "report.html"
+	PageFile  = "report.html"
 )
 
 // Run is what one scenario run records about itself (run.json).
