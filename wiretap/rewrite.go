@@ -91,8 +91,7 @@ func (t *Tap) handleResponse(c *conn, p *pending, body []byte) ([]byte, error) {
 		// leader's address; a client would connect there directly.
 		for i := range r.Brokers {
 			b := &r.Brokers[i]
-			t.learnNode(b.Host, b.Port, b.NodeID)
-			if b.Host, b.Port, err = t.rewriteAddr(b.Host, b.Port); err != nil {
+			if err := t.rewriteNode(&b.Host, &b.Port, b.NodeID); err != nil {
 				return nil, err
 			}
 			rewritten = true
@@ -101,8 +100,7 @@ func (t *Tap) handleResponse(c *conn, p *pending, body []byte) ([]byte, error) {
 		rewritten = false
 		for i := range r.Brokers {
 			b := &r.Brokers[i]
-			t.learnNode(b.Host, b.Port, b.NodeID)
-			if b.Host, b.Port, err = t.rewriteAddr(b.Host, b.Port); err != nil {
+			if err := t.rewriteNode(&b.Host, &b.Port, b.NodeID); err != nil {
 				return nil, err
 			}
 			rewritten = true
@@ -114,8 +112,7 @@ func (t *Tap) handleResponse(c *conn, p *pending, body []byte) ([]byte, error) {
 	case *kmsg.MetadataResponse:
 		for i := range r.Brokers {
 			b := &r.Brokers[i]
-			t.learnNode(b.Host, b.Port, b.NodeID)
-			if b.Host, b.Port, err = t.rewriteAddr(b.Host, b.Port); err != nil {
+			if err := t.rewriteNode(&b.Host, &b.Port, b.NodeID); err != nil {
 				return nil, err
 			}
 		}
@@ -169,6 +166,18 @@ func capVersions(r *kmsg.ApiVersionsResponse) {
 			k.MaxVersion = max
 		}
 	}
+}
+
+// rewriteNode points a broker's address in an answer at the tap and
+// remembers which broker stands behind it.
+func (t *Tap) rewriteNode(host *string, port *int32, node int32) error {
+	t.learnNode(*host, *port, node)
+	h, p, err := t.rewriteAddr(*host, *port)
+	if err != nil {
+		return err
+	}
+	*host, *port = h, p
+	return nil
 }
 
 // learnNode remembers which broker id stands behind an upstream address,
