@@ -238,13 +238,38 @@ func ExpectSequenceReset(v *verify.Verdict) error {
 	return nil
 }
 
-// KnownBad are the clients known to break a scenario, with the verdict
-// they must get: the founding bug of librdkafka 1.8.2 (librdkafka #3584).
-var KnownBad = map[string]map[string]func(*verify.Verdict) error{
-	"seed": {"librdkafka-1.8.2": ExpectSequenceReset},
+// KnownFailure is a client's known way of failing a scenario.
+type KnownFailure struct {
+	// Mode is the broker mode it shows in; the founding bug needs a
+	// ZooKeeper-mode broker that answers before its metadata arrives.
+	Mode fixtures.Mode
+	// Expect checks the verdict for it.
+	Expect func(*verify.Verdict) error
 }
 
-// KnownBadClients lists the clients known to break scenario name.
-func KnownBadClients(name string) []string {
-	return slices.Sorted(maps.Keys(KnownBad[name]))
+// KnownBad are the clients known to break a scenario, by scenario and
+// client: the founding bug of librdkafka 1.8.2 (librdkafka #3584).
+var KnownBad = map[string]map[string]KnownFailure{
+	"seed": {"librdkafka-1.8.2": {Mode: fixtures.ZooKeeper, Expect: ExpectSequenceReset}},
+}
+
+// KnownBadFor returns the expectation for client in scenario name on a
+// broker in mode, or nil when none is known there.
+func KnownBadFor(name, client string, mode fixtures.Mode) func(*verify.Verdict) error {
+	k, ok := KnownBad[name][client]
+	if !ok || k.Mode != mode {
+		return nil
+	}
+	return k.Expect
+}
+
+// KnownBadClients lists the clients known to break scenario name in mode.
+func KnownBadClients(name string, mode fixtures.Mode) []string {
+	var out []string
+	for _, c := range slices.Sorted(maps.Keys(KnownBad[name])) {
+		if KnownBad[name][c].Mode == mode {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kconform/kconform/driver"
+	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/verify"
 )
 
@@ -24,6 +25,9 @@ func TestCatalogue(t *testing.T) {
 	}
 	if _, err := ByName("nope"); err == nil || !strings.Contains(err.Error(), "seed") {
 		t.Errorf("an unknown scenario must be refused with the list, got %v", err)
+	}
+	if KnownBadFor("seed", "librdkafka-1.8.2", fixtures.KRaft) != nil || KnownBadFor("seed", "librdkafka-1.8.2", fixtures.ZooKeeper) == nil {
+		t.Error("the founding bug is known on ZooKeeper-mode brokers only")
 	}
 	for name, clients := range KnownBad {
 		if !seen[name] {

@@ -3,6 +3,7 @@ package suites
 import (
 	"time"
 
+	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/scenario"
 	"github.com/kconform/kconform/suites/framework"
 )
@@ -33,11 +34,13 @@ var _ = func() bool {
 }()
 
 // The founding bug: librdkafka 1.8.2 must fail the seed with the
-// wire-level verdict (labels known-bad and the client's name).
+// wire-level verdict on ZooKeeper-mode brokers (labels known-bad and the
+// client's name).
 var _ = func() bool {
+	mode := fixtures.ModeFor(framework.KafkaVersion(), framework.KafkaMode())
 	for _, s := range scenario.Catalogue() {
-		for _, client := range scenario.KnownBadClients(s.Name) {
-			s.Client, s.Expect = client, scenario.KnownBad[s.Name][client]
+		for _, client := range scenario.KnownBadClients(s.Name, mode) {
+			s.Client, s.Expect = client, scenario.KnownBadFor(s.Name, client, mode)
 			framework.DescribeScenario(s, "known-bad", client)
 		}
 	}

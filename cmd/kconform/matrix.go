@@ -42,8 +42,8 @@ func runMatrix(args []string) error {
 				}
 				// A known-bad client's cell says whether it failed the way
 				// it is known to.
-				if d, _ := driver.Lookup(c); scenario.KnownBad[s.Name][d.Name] != nil {
-					s.Expect = scenario.KnownBad[s.Name][d.Name]
+				if d, _ := driver.Lookup(c); d != nil {
+					s.Expect = scenario.KnownBadFor(s.Name, d.Name, fixtures.ModeFor(version, fixtures.Mode(mode)))
 				}
 				plans = append(plans, cellPlan{s: s, client: c, kafka: version, mode: fixtures.Mode(mode)})
 			}

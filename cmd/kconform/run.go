@@ -44,9 +44,10 @@ func runRun(args []string) error {
 	case *broken:
 		s, labels = scenario.Broken(s), "-known-bad-broken"
 	case *knownBad:
-		expect, ok := scenario.KnownBad[s.Name][d.Name]
-		if !ok {
-			return usageError{fmt.Sprintf("no known failure of %s in %s (known: %v)", d.Name, s.Name, scenario.KnownBadClients(s.Name))}
+		m := fixtures.ModeFor(*kafka, fixtures.Mode(*mode))
+		expect := scenario.KnownBadFor(s.Name, d.Name, m)
+		if expect == nil {
+			return usageError{fmt.Sprintf("no known failure of %s in %s on %s brokers (known there: %v)", d.Name, s.Name, m, scenario.KnownBadClients(s.Name, m))}
 		}
 		s.Expect, labels = expect, "-known-bad-"+d.Name
 	}
