@@ -125,6 +125,19 @@ func (c *checker) checkRecords() {
 		if e.Name != history.SendSuccess {
 			continue
 		}
+		if e.Offset < 0 {
+			// Acknowledged without an offset (librdkafka reports -1001
+			// after it resolved a possibly persisted batch): the record
+			// must be somewhere in the partition's log.
+			if _, found := pl.seen.get(e.Counter); found {
+				continue
+			}
+			x := blank(AckedLost, "log")
+			x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Time = e.Partition, e.Offset, e.Counter, e.ProducerID, e.Epoch, e.Time
+			x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged (without an offset) but is not in the log", e.Partition, e.Counter)
+			c.add(x)
+			continue
+		}
 		r, ok := pl.at(e.Offset)
 		if ok && (e.Counter < 0 || r.Counter == e.Counter) {
 			continue

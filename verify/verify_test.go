@@ -335,3 +335,20 @@ func TestRunWideCounters(t *testing.T) {
 		t.Fatalf("record 5 reported failed without a partition: want pass, got %s", v.OneLine())
 	}
 }
+
+// TestAckWithoutOffset: a client may acknowledge a record without its
+// offset (librdkafka's -1001); it passes when the record is anywhere in
+// the partition's log and is lost when it is nowhere.
+func TestAckWithoutOffset(t *testing.T) {
+	b := newBuilder()
+	b.send(0, 1, 0, 0, 3, 0)
+	b.h.Client[1].Offset = -1001
+	if v := b.check(); !v.Pass {
+		t.Fatalf("record in the log, acknowledged without offset: want pass, got %s", v.OneLine())
+	}
+	b.h.Client = append(b.h.Client, history.ClientEvent{Name: history.SendSuccess, Time: b.now, Partition: 0, Offset: -1001, Counter: 3, ProducerID: -1, Epoch: -1})
+	v := b.check()
+	if x := v.First(AckedLost); x == nil || x.Counter != 3 {
+		t.Fatalf("record 3 acknowledged without offset and not in the log: want acked-lost, got %s", v.OneLine())
+	}
+}
