@@ -210,9 +210,20 @@ func leaderOf(ctx context.Context, c *fixtures.Cluster, topic string, partition 
 	cl, err := c.Client()
 	Expect(err).NotTo(HaveOccurred())
 	defer cl.Close()
-	td, err := kadm.NewClient(cl).ListTopics(ctx, topic)
-	Expect(err).NotTo(HaveOccurred())
-	leader := td[topic].Partitions[partition].Leader
+	// A broker that has just been restarted or is busy may let one
+	// metadata request time out; ask again rather than fail the spec.
+	var leader int32 = -1
+	Eventually(func() error {
+		td, err := kadm.NewClient(cl).ListTopics(ctx, topic)
+		if err != nil {
+			return err
+		}
+		if err := td[topic].Err; err != nil {
+			return err
+		}
+		leader = td[topic].Partitions[partition].Leader
+		return nil
+	}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
 	n := c.Broker(int(leader))
 	Expect(n).NotTo(BeNil(), "no broker %d", leader)
 	return n
