@@ -376,7 +376,6 @@ func niceCeil(v float64) float64 {
 
 var funcs = template.FuncMap{
 	"since": func(start, t time.Time) string { return fmt.Sprintf("%.1f s", t.Sub(start).Seconds()) },
-	"upper": strings.ToUpper,
 }
 
 var pageTemplate = template.Must(template.New("page").Funcs(funcs).Parse(pageHTML))
