@@ -21,7 +21,7 @@ type command struct {
 var commands = map[string]command{
 	"produce":       {"run the bundled idempotent producer and print its events as JSON lines", runProduce},
 	"verify":        {"check a producer's events (and the log read back) against the invariants", runVerify},
-	"clean":         {"remove every container and network kconform left behind", runClean},
+	"clean":         {"remove every kconform container and network, those of runs still going included", runClean},
 	"bench-cluster": {"print the cluster fixture's start, restart and memory figures", runBenchCluster},
 	"table":         {"print the result table of a run's verdicts (and write matrix.md, matrix.json)", runTable},
 	"bench-tap":     {"measure the wire tap's throughput ratio and added p99 latency against a real broker", runBenchTap},
