@@ -267,31 +267,30 @@ func DropResponse(partition int32) Step {
 
 // Blackhole has the tap swallow everything for the target's brokers.
 func Blackhole(t Target) Step {
-	return func(ctx context.Context, e *Env) error {
-		nodes, err := t.resolve(ctx, e)
-		if err != nil {
-			return fmt.Errorf("chaos blackhole: %w", err)
+	return tapFault("blackhole", t, func(tap *wiretap.Tap, addr string) error {
+		if err := tap.Blackhole(addr); err != nil {
+			return err
 		}
-		for _, n := range nodes {
-			if err := e.Tap.Blackhole(n.Addr); err != nil {
-				return err
-			}
-			e.Tap.CloseConnections(n.Addr)
-		}
+		tap.CloseConnections(addr)
 		return nil
-	}
+	})
 }
 
 // Hold stops the tap passing the target brokers' requests on, without
 // cutting connections, until Heal: the brokers see the producer go quiet.
 func Hold(t Target) Step {
+	return tapFault("hold", t, (*wiretap.Tap).Hold)
+}
+
+// tapFault applies a tap fault to each broker the target resolves to.
+func tapFault(name string, t Target, apply func(tap *wiretap.Tap, addr string) error) Step {
 	return func(ctx context.Context, e *Env) error {
 		nodes, err := t.resolve(ctx, e)
 		if err != nil {
-			return fmt.Errorf("chaos hold: %w", err)
+			return fmt.Errorf("chaos %s: %w", name, err)
 		}
 		for _, n := range nodes {
-			if err := e.Tap.Hold(n.Addr); err != nil {
+			if err := apply(e.Tap, n.Addr); err != nil {
 				return err
 			}
 		}

@@ -62,11 +62,10 @@ type Scenario struct {
 
 // Result is what a scenario run produced.
 type Result struct {
-	Verdict  *verify.Verdict
-	History  *history.History
-	Dir      string // artifacts folder
-	Duration time.Duration
-	// Run is what run.json in Dir records about the run.
+	Verdict *verify.Verdict
+	History *history.History
+	Dir     string // artifacts folder
+	// Run is what run.json in Dir records about the run, its time included.
 	Run report.Run
 }
 
@@ -209,7 +208,7 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 	if err := run.WriteFile(filepath.Join(dir, report.RunFile)); err != nil {
 		return nil, err
 	}
-	return &Result{Verdict: v, History: h, Dir: dir, Duration: time.Since(start), Run: run}, nil
+	return &Result{Verdict: v, History: h, Dir: dir, Run: run}, nil
 }
 
 func or2(v, def string) string {

@@ -142,15 +142,7 @@ func (t *Tap) CloseConnections(upstream string) {
 // Blackhole makes the tap accept the broker's connections and requests and
 // never answer or forward them, until Heal.
 func (t *Tap) Blackhole(upstream string) error {
-	l, err := t.listenerFor(upstream)
-	if err != nil {
-		return err
-	}
-	t.mu.Lock()
-	l.blackhole = true
-	t.mu.Unlock()
-	t.recordFault(history.Fault{Action: "blackhole", Target: targetName(upstream)})
-	return nil
+	return t.mark(upstream, "blackhole", func(l *listener) { l.blackhole = true })
 }
 
 // Hold makes the tap stop passing requests on to the broker at upstream
@@ -159,14 +151,20 @@ func (t *Tap) Blackhole(upstream string) error {
 // once each. For the broker the producer goes quiet; for the producer the
 // broker is slow. Nothing is possibly persisted, so nothing is retried.
 func (t *Tap) Hold(upstream string) error {
+	return t.mark(upstream, "hold", func(l *listener) { l.hold = true })
+}
+
+// mark sets a fault on the listener standing in for upstream and records
+// it as action.
+func (t *Tap) mark(upstream, action string, set func(*listener)) error {
 	l, err := t.listenerFor(upstream)
 	if err != nil {
 		return err
 	}
 	t.mu.Lock()
-	l.hold = true
+	set(l)
 	t.mu.Unlock()
-	t.recordFault(history.Fault{Action: "hold", Target: targetName(upstream)})
+	t.recordFault(history.Fault{Action: action, Target: targetName(upstream)})
 	return nil
 }
 

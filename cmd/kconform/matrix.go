@@ -58,14 +58,10 @@ func runMatrix(args []string) error {
 	// A failing cell is a finding, not an error of the matrix run: only
 	// set-up errors end it early, and the table is written either way.
 	_, runErr := runCells(ctx, plans, *repeat, *artifacts)
-	cells, err := report.Collect(*artifacts)
+	cells, err := writeTable(*artifacts)
 	if err != nil {
 		return err
 	}
-	if err := report.WriteMatrix(*artifacts, cells); err != nil {
-		return err
-	}
-	fmt.Print(report.Markdown(cells))
 	fmt.Fprintf(os.Stderr, "kconform matrix: table in %s/matrix.md and matrix.json\n", *artifacts)
 	if runErr != nil {
 		return runErr

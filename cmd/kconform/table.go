@@ -15,16 +15,26 @@ func runTable(args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	cells, err := report.Collect(*dir)
+	cells, err := writeTable(*dir)
 	if err != nil {
 		return err
 	}
-	fmt.Print(report.Markdown(cells))
-	if len(cells) > 0 {
-		if err := report.WriteMatrix(*dir, cells); err != nil {
-			return err
-		}
-	}
 	fmt.Fprintf(os.Stderr, "kconform table: %d scenario runs, %d not as expected (artifacts in %s)\n", len(cells), report.Unexpected(cells), *dir)
 	return nil
+}
+
+// writeTable prints the Markdown table of the scenario runs under dir and
+// writes matrix.md and matrix.json there.
+func writeTable(dir string) ([]report.Cell, error) {
+	cells, err := report.Collect(dir)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Print(report.Markdown(cells))
+	if len(cells) > 0 {
+		if err := report.WriteMatrix(dir, cells); err != nil {
+			return nil, err
+		}
+	}
+	return cells, nil
 }

@@ -192,39 +192,34 @@ func parseTapCommand(s string) (func(*wiretap.Tap) error, error) {
 			return nil, bad("want close BROKER|all")
 		}
 		return func(t *wiretap.Tap) error { t.CloseConnections(broker()); return nil }, nil
-	case "blackhole":
+	case "blackhole", "hold":
 		if len(f) != 2 {
-			return nil, bad("want blackhole BROKER|all")
+			return nil, bad("want " + f[0] + " BROKER|all")
 		}
 		return func(t *wiretap.Tap) error {
-			if broker() != "" {
-				return t.Blackhole(broker())
+			if f[0] == "hold" {
+				return eachBroker(t, broker(), t.Hold)
 			}
-			for _, up := range t.Upstreams() {
-				if err := t.Blackhole(up); err != nil {
-					return err
-				}
-			}
-			return nil
-		}, nil
-	case "hold":
-		if len(f) != 2 {
-			return nil, bad("want hold BROKER|all")
-		}
-		return func(t *wiretap.Tap) error {
-			for _, up := range t.Upstreams() {
-				if broker() == "" || broker() == up {
-					if err := t.Hold(up); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
+			return eachBroker(t, broker(), t.Blackhole)
 		}, nil
 	case "heal":
 		return func(t *wiretap.Tap) error { t.Heal(); return nil }, nil
 	}
 	return nil, bad("unknown command " + f[0])
+}
+
+// eachBroker applies fault to one broker, or to every broker the tap
+// stands in for when broker is "".
+func eachBroker(t *wiretap.Tap, broker string, fault func(upstream string) error) error {
+	if broker != "" {
+		return fault(broker)
+	}
+	for _, up := range t.Upstreams() {
+		if err := fault(up); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // errorCode reads a Kafka error by name or number.

@@ -61,7 +61,7 @@ func DescribeScenario(s scenario.Scenario, labels ...string) bool {
 			}
 			AddReportEntry("verdict", res.Verdict.OneLine())
 			AddReportEntry("artifacts", dir)
-			fmt.Fprintf(GinkgoWriter, "kconform: %s: %s in %.0f s\n", s.Name, res.Verdict.OneLine(), res.Duration.Seconds())
+			fmt.Fprintf(GinkgoWriter, "kconform: %s: %s in %.0f s\n", s.Name, res.Verdict.OneLine(), res.Run.Seconds)
 			if !res.OK() {
 				_ = cluster.SaveLogs(ctx, dir)
 				if s.Expect != nil {
