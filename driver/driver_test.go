@@ -53,9 +53,10 @@ while :; do sleep 0.1; done
 			t.Errorf("driver was not given %q: %s", want, logs.String())
 		}
 	}
-	events, warnings, err := history.ReadClientEvents(&out, "r1")
-	if err != nil || len(warnings) > 0 {
-		t.Fatalf("events: %v %v", err, warnings)
+	read, err := history.ReadClientEvents(&out, "r1")
+	events := read.Events
+	if err != nil || len(read.Warnings) > 0 || len(read.Unreadable) > 0 {
+		t.Fatalf("events: %v %v %v", err, read.Warnings, read.Unreadable)
 	}
 	if len(events) != 3 || events[1].Name != history.SendSuccess || events[1].Counter != 0 || events[2].Name != history.ShutdownComplete {
 		t.Fatalf("unexpected events %+v", events)

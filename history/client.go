@@ -24,6 +24,7 @@ type clientLine struct {
 	Epoch      *int16  `json:"epoch"`
 	Counter    *int64  `json:"counter"`
 	RunID      string  `json:"run_id"`
+	Sent       *int64  `json:"sent"`
 }
 
 // ClientLine is what kconform's bundled producer prints for an event; any
@@ -52,12 +53,27 @@ var knownEvents = map[string]bool{
 	ShutdownComplete: true, ToolData: true, ProducerFatal: true,
 }
 
+// ClientRead is what reading a producer's output gave.
+type ClientRead struct {
+	// Events are the events read, in order.
+	Events []ClientEvent
+	// Unreadable names each line that looked like an event (a JSON
+	// object) but was not a valid one: broken JSON or an unknown event
+	// name. A verdict over them would judge what the client did not say.
+	Unreadable []string
+	// Warnings are lines skipped for a reason that does not spoil the
+	// rest: records of another run, and a count of non-JSON lines (a
+	// client's own log output on stdout).
+	Warnings []string
+}
+
 // ReadClientEvents parses a producer's JSON-lines output. Lines that are
-// not JSON, events of unknown names, and records of another run are
-// skipped, each with a warning that names its line; only a read error
-// stops it. Lines that are not JSON objects at all (a client's own log
-// output mixed in) are counted, not listed one by one.
-func ReadClientEvents(r io.Reader, runID string) (events []ClientEvent, warnings []string, err error) {
+// not valid events and records of another run are skipped, each named in
+// the result; only a read error stops it. Lines that are not JSON objects
+// at all (a client's own log output mixed in) are counted, not listed.
+func ReadClientEvents(r io.Reader, runID string) (ClientRead, error) {
+	var read ClientRead
+	events, unreadable, warnings := &read.Events, &read.Unreadable, &read.Warnings
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	line, noise := 0, 0
@@ -73,15 +89,15 @@ func ReadClientEvents(r io.Reader, runID string) (events []ClientEvent, warnings
 		}
 		var l clientLine
 		if err := json.Unmarshal(text, &l); err != nil {
-			warnings = append(warnings, fmt.Sprintf("line %d: not a JSON event (%v), skipped", line, err))
+			*unreadable = append(*unreadable, fmt.Sprintf("line %d: not a JSON event (%v)", line, err))
 			continue
 		}
 		if !knownEvents[l.Name] {
-			warnings = append(warnings, fmt.Sprintf("line %d: unknown event %q, skipped", line, l.Name))
+			*unreadable = append(*unreadable, fmt.Sprintf("line %d: unknown event %q", line, l.Name))
 			continue
 		}
 		if l.RunID != "" && runID != "" && l.RunID != runID {
-			warnings = append(warnings, fmt.Sprintf("line %d: record of run %s, not %s, skipped", line, l.RunID, runID))
+			*warnings = append(*warnings, fmt.Sprintf("line %d: record of run %s, not %s, skipped", line, l.RunID, runID))
 			continue
 		}
 		e := ClientEvent{Name: l.Name, Partition: -1, Offset: -1, Counter: -1, ProducerID: -1, Epoch: -1, Line: line}
@@ -100,13 +116,16 @@ func ReadClientEvents(r io.Reader, runID string) (events []ClientEvent, warnings
 		if l.Epoch != nil {
 			e.Epoch = *l.Epoch
 		}
+		if l.Sent != nil {
+			e.Sent = *l.Sent
+		}
 		switch {
 		case l.Counter != nil:
 			e.Counter = *l.Counter
 		case l.Value != nil:
 			run, part, counter, ok := ParsePayload([]byte(*l.Value))
 			if ok && run != "" && runID != "" && run != runID {
-				warnings = append(warnings, fmt.Sprintf("line %d: record of run %s, not %s, skipped", line, run, runID))
+				*warnings = append(*warnings, fmt.Sprintf("line %d: record of run %s, not %s, skipped", line, run, runID))
 				continue
 			}
 			if ok {
@@ -122,13 +141,13 @@ func ReadClientEvents(r io.Reader, runID string) (events []ClientEvent, warnings
 				e.Error += l.Message
 			}
 		}
-		events = append(events, e)
+		*events = append(*events, e)
 	}
 	if noise > 0 {
-		warnings = append(warnings, fmt.Sprintf("%d lines were not JSON events (client log output?), skipped", noise))
+		*warnings = append(*warnings, fmt.Sprintf("%d lines were not JSON events (client log output?), skipped", noise))
 	}
 	if err := sc.Err(); err != nil {
-		return events, warnings, fmt.Errorf("read client events at line %d: %w", line+1, err)
+		return read, fmt.Errorf("read client events at line %d: %w", line+1, err)
 	}
-	return events, warnings, nil
+	return read, nil
 }

@@ -2,11 +2,13 @@ package history
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strings"
 )
 
 // fileLine is one line of a saved history: which source, and its data.
@@ -78,8 +80,10 @@ func (h *History) WriteFile(path string) error {
 	return f.Close()
 }
 
-// Read loads a saved history. A broken line is skipped with a warning that
-// names it; a line of an unknown source likewise.
+// Read loads a saved history. A broken line is skipped and named, both in
+// the warnings and in the history's Unreadable list, so a verdict on what
+// is left says it is not fit to judge; a line of an unknown source
+// likewise.
 func Read(r io.Reader) (*History, []string, error) {
 	h := &History{}
 	var warnings []string
@@ -130,16 +134,27 @@ func Read(r io.Reader) (*History, []string, error) {
 	if err := sc.Err(); err != nil {
 		return h, warnings, fmt.Errorf("read history at line %d: %w", line+1, err)
 	}
+	h.Unreadable = append(h.Unreadable, warnings...)
 	slices.SortStableFunc(h.Faults, func(a, b Fault) int { return a.Time.Compare(b.Time) })
 	return h, warnings, nil
 }
 
-// ReadFile loads a saved history from path.
+// ReadFile loads a saved history from path; a path ending in .gz is read
+// through gzip (golden histories are committed compressed).
 func ReadFile(path string) (*History, []string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open history: %w", err)
 	}
 	defer f.Close()
-	return Read(f)
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open history %s: %w", path, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	return Read(r)
 }

@@ -17,6 +17,14 @@ type History struct {
 	RunID string `json:"run_id"`
 	// Topic is the topic the producer wrote to.
 	Topic string `json:"topic"`
+	// Scenario names the catalogue scenario that made the history, so a
+	// saved history is judged against what that scenario's fault must
+	// have done; empty for a history assembled by hand.
+	Scenario string `json:"scenario,omitempty"`
+	// Unreadable lists what could not be read of the sources (a client
+	// event line that is not a valid event, a broken history line): a
+	// history with any is not fit to judge.
+	Unreadable []string `json:"unreadable,omitempty"`
 	// Client holds the producer's events, in the order it printed them.
 	Client []ClientEvent `json:"-"`
 	// LogRead says the log was read back, so an empty Log means an empty
@@ -64,6 +72,8 @@ type ClientEvent struct {
 	Epoch      int16 `json:"epoch"`
 	// Error is the client's error text for send errors and fatal events.
 	Error string `json:"error,omitempty"`
+	// Sent is a tool_data event's count of records the client sent.
+	Sent int64 `json:"sent,omitempty"`
 	// Line is the event's line number in the client's output, for messages.
 	Line int `json:"line,omitempty"`
 }
@@ -79,6 +89,10 @@ type LogBatch struct {
 	// Transactional and Control come from the batch attributes.
 	Transactional bool `json:"transactional,omitempty"`
 	Control       bool `json:"control,omitempty"`
+	// FirstTimestamp and MaxTimestamp are the batch header's record
+	// timestamps in ms (the client's create times, for CreateTime topics).
+	FirstTimestamp int64 `json:"first_timestamp,omitempty"`
+	MaxTimestamp   int64 `json:"max_timestamp,omitempty"`
 	// Records are the batch's records that belong to this run.
 	Records []LogRecord `json:"records,omitempty"`
 }
@@ -124,6 +138,8 @@ type WireEvent struct {
 
 // WireBatch is one batch of a produce request.
 type WireBatch struct {
+	// Topic is empty when the request named the topic by an id (Produce
+	// v13+) that no metadata answer through the tap had named.
 	Topic         string `json:"topic"`
 	Partition     int32  `json:"partition"`
 	ProducerID    int64  `json:"producer_id"`
@@ -135,6 +151,13 @@ type WireBatch struct {
 	// (uncompressed kconform payloads); -1 otherwise.
 	FirstCounter int64 `json:"first_counter"`
 	LastCounter  int64 `json:"last_counter"`
+	// FirstTimestamp and MaxTimestamp are the records' create times in ms,
+	// from the batch header: when the client made them.
+	FirstTimestamp int64 `json:"first_timestamp,omitempty"`
+	MaxTimestamp   int64 `json:"max_timestamp,omitempty"`
+	// Unreadable says why the tap could not decode this partition's
+	// records; the other fields are then only what the request named.
+	Unreadable string `json:"unreadable,omitempty"`
 }
 
 // ProduceResult is the answer for one partition of a produce request.

@@ -117,14 +117,16 @@ func ParseBatches(raw []byte, partition int32, offset int64, dec kgo.Decompresso
 			return out, next, fmt.Errorf("batch at offset %d has message format v%d; kconform reads v2 only", b.FirstOffset, b.Magic)
 		}
 		lb := LogBatch{
-			Partition:     partition,
-			BaseOffset:    b.FirstOffset,
-			ProducerID:    b.ProducerID,
-			Epoch:         b.ProducerEpoch,
-			BaseSequence:  b.FirstSequence,
-			Count:         b.NumRecords,
-			Transactional: b.Attributes&0x10 != 0,
-			Control:       b.Attributes&0x20 != 0,
+			Partition:      partition,
+			BaseOffset:     b.FirstOffset,
+			ProducerID:     b.ProducerID,
+			Epoch:          b.ProducerEpoch,
+			BaseSequence:   b.FirstSequence,
+			Count:          b.NumRecords,
+			Transactional:  b.Attributes&0x10 != 0,
+			Control:        b.Attributes&0x20 != 0,
+			FirstTimestamp: b.FirstTimestamp,
+			MaxTimestamp:   b.MaxTimestamp,
 		}
 		records := b.Records
 		if codec := kgo.CompressionCodecType(b.Attributes & 0x07); codec != kgo.CodecNone {

@@ -47,9 +47,10 @@ func runAndVerify(t *testing.T, c *kfake.Cluster, cfg Config) (*history.History,
 	if err != nil {
 		t.Fatalf("produce: %v", err)
 	}
-	events, warnings, err := history.ReadClientEvents(&out, cfg.RunID)
-	if err != nil || len(warnings) > 0 {
-		t.Fatalf("read events: %v %v", err, warnings)
+	read, err := history.ReadClientEvents(&out, cfg.RunID)
+	events := read.Events
+	if err != nil || len(read.Warnings) > 0 || len(read.Unreadable) > 0 {
+		t.Fatalf("read events: %v %v %v", err, read.Warnings, read.Unreadable)
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	if err != nil {
@@ -71,7 +72,7 @@ func runAndVerify(t *testing.T, c *kfake.Cluster, cfg Config) (*history.History,
 func TestProducerCleanRun(t *testing.T) {
 	c := newFake(t, 3)
 	_, v := runAndVerify(t, c, Config{Partitions: 3, Count: 3000})
-	if !v.Pass || v.Stats.Acked != 3000 || v.Stats.LogRecords != 3000 {
+	if !v.OK(true) || v.Stats.Acked != 3000 || v.Stats.LogRecords != 3000 {
 		t.Fatalf("clean run: %s (stats %+v)", v.Paragraph, v.Stats)
 	}
 }
@@ -106,7 +107,7 @@ func TestProducerThroughInjectedErrors(t *testing.T) {
 	if injected.Load() < 3 {
 		t.Fatalf("only %d errors injected", injected.Load())
 	}
-	if !v.Pass || v.Stats.Acked != 2000 {
+	if !v.OK(true) || v.Stats.Acked != 2000 {
 		t.Fatalf("after injected errors: %s", v.Paragraph)
 	}
 }
@@ -124,7 +125,7 @@ func TestProducerThroughDroppedConnections(t *testing.T) {
 		return nil, errors.New("dropped by test"), true
 	})
 	_, v := runAndVerify(t, c, Config{Partitions: 2, Count: 1000})
-	if dropped.Load() < 2 || !v.Pass || v.Stats.Acked != 1000 {
+	if dropped.Load() < 2 || !v.OK(true) || v.Stats.Acked != 1000 {
 		t.Fatalf("dropped %d: %s", dropped.Load(), v.Paragraph)
 	}
 }
@@ -133,7 +134,7 @@ func TestProducerThroughDroppedConnections(t *testing.T) {
 func TestFastTierCatchesLostBatch(t *testing.T) {
 	c := newFake(t, 1)
 	h, v := runAndVerify(t, c, Config{Partitions: 1, Count: 300, Rate: 3000})
-	if !v.Pass {
+	if !v.OK(true) {
 		t.Fatalf("clean run failed: %s", v.Paragraph)
 	}
 	if len(h.Log) < 3 {
@@ -200,7 +201,8 @@ func TestBrokenProducerIsConvicted(t *testing.T) {
 	if _, err := Run(ctx, cfg, &out); err != nil {
 		t.Fatal(err)
 	}
-	events, _, _ := history.ReadClientEvents(&out, "bad")
+	read, _ := history.ReadClientEvents(&out, "bad")
+	events := read.Events
 	cl, _ := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	defer cl.Close()
 	log, err := history.ReadLog(ctx, cl, "t", "bad")
@@ -208,7 +210,7 @@ func TestBrokenProducerIsConvicted(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := verify.Check(&history.History{RunID: "bad", Topic: "t", Client: events, LogRead: true, Log: log}, verify.Options{})
-	if v.Pass || v.First(verify.Liveness) == nil || v.ProducerFatal == "" {
+	if v.OK(true) || v.First(verify.Liveness) == nil || v.ProducerFatal == "" {
 		t.Fatalf("broken producer not convicted: %s", v.Paragraph)
 	}
 }

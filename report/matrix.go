@@ -36,6 +36,9 @@ type Run struct {
 	RunID    string    `json:"run_id"`
 	Started  time.Time `json:"started"`
 	Seconds  float64   `json:"seconds"`
+	// Grade is the verdict's grade; Strict says NON-STRICT failed the run.
+	Grade  verify.Grade `json:"grade"`
+	Strict bool         `json:"strict,omitempty"`
 	// KnownBad marks a run that is expected to fail in a given way.
 	KnownBad bool `json:"known_bad,omitempty"`
 	// OK says the run came out as expected; Note says how it did not.
@@ -52,14 +55,6 @@ func (r Run) WriteFile(path string) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// Cell results.
-const (
-	Pass          = "pass"
-	Fail          = "fail"
-	NotApplicable = "not applicable"
-	Error         = "error"
-)
-
 // Cell is one scenario run in the matrix.
 type Cell struct {
 	// Kafka is "<version>-<mode>"; Client the driver; Scenario the
@@ -67,11 +62,13 @@ type Cell struct {
 	Kafka    string `json:"kafka"`
 	Client   string `json:"client"`
 	Scenario string `json:"scenario"`
-	// Result is Pass, Fail, NotApplicable or Error; Summary the first
-	// violation's one-line summary, why the scenario does not apply, or
-	// why it could not finish.
-	Result  string `json:"result"`
-	Summary string `json:"summary,omitempty"`
+	// Grade is the verdict's grade, NOT-APPLICABLE or ERROR; Check the
+	// check of the worst finding; Summary that finding's one line, why the
+	// history is inconclusive, why the scenario does not apply, or why it
+	// could not finish.
+	Grade   verify.Grade `json:"grade"`
+	Check   string       `json:"check,omitempty"`
+	Summary string       `json:"summary,omitempty"`
 	// KnownBad and Expected: a known-bad client's run, and whether it
 	// failed the way it must.
 	KnownBad bool    `json:"known_bad,omitempty"`
@@ -131,29 +128,30 @@ func readCell(root, dir string) (Cell, error) {
 	parts := strings.Split(rel, string(filepath.Separator))
 	c := Cell{Kafka: parts[0], Client: parts[1], Scenario: parts[2], Dir: rel}
 	if why, err := os.ReadFile(filepath.Join(dir, NotApplicableFile)); err == nil {
-		c.Result, c.Summary, c.Expected = NotApplicable, strings.TrimSpace(string(why)), true
+		c.Grade, c.Summary, c.Expected = verify.NotApplicable, strings.TrimSpace(string(why)), true
 		return c, nil
 	}
 	if why, err := os.ReadFile(filepath.Join(dir, ErrorFile)); err == nil {
-		c.Result, c.Summary = Error, strings.TrimSpace(string(why))
+		c.Grade, c.Summary = verify.Error, strings.TrimSpace(string(why))
 		return c, nil
 	}
 	var v verify.Verdict
 	if err := readJSON(filepath.Join(dir, VerdictFile), &v); err != nil {
 		return c, err
 	}
-	c.Result, c.Expected = Pass, v.Pass
-	if !v.Pass {
-		c.Result, c.Summary = Fail, strings.TrimPrefix(v.OneLine(), "FAIL ")
+	c.Grade, c.Expected = v.Grade, v.OK(false)
+	switch {
+	case v.Grade == verify.Inconclusive && len(v.Inconclusive) > 0:
+		c.Summary = v.Inconclusive[0]
+	case len(v.Violations) > 0:
+		c.Check, c.Summary = string(v.Violations[0].Check), v.Violations[0].Summary
 	}
 	var r Run
 	if err := readJSON(filepath.Join(dir, RunFile), &r); err == nil {
 		c.Seconds = r.Seconds
 		// A known-bad run is as expected when it failed the known way;
-		// any other run when its verdict (possibly judged again) passes.
-		if r.KnownBad {
-			c.KnownBad, c.Expected = true, r.OK
-		}
+		// any other run when its grade passes under the run's strictness.
+		c.KnownBad, c.Expected = r.KnownBad, r.OK
 	}
 	return c, nil
 }
@@ -172,7 +170,7 @@ func readJSON(path string, v any) error {
 // Markdown renders the cells as a table: one row per scenario run.
 func Markdown(cells []Cell) string {
 	var b strings.Builder
-	b.WriteString("| Kafka | client | scenario | result | time |\n| --- | --- | --- | --- | --- |\n")
+	b.WriteString("| Kafka | client | scenario | grade | time |\n| --- | --- | --- | --- | --- |\n")
 	for _, c := range cells {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Kafka, c.Client, c.Scenario, cellText(c), seconds(c.Seconds))
 	}
@@ -183,7 +181,10 @@ func Markdown(cells []Cell) string {
 }
 
 func cellText(c Cell) string {
-	s := c.Result
+	s := string(c.Grade)
+	if c.Check != "" {
+		s += " " + c.Check
+	}
 	if c.Summary != "" {
 		s += ": " + c.Summary
 	}
@@ -225,4 +226,23 @@ func WriteMatrix(root string, cells []Cell) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(root, "matrix.json"), append(b, '\n'), 0o644)
+}
+
+// GradeClass is the CSS class (and colour) of a grade on the HTML pages.
+func GradeClass(g verify.Grade) string {
+	switch g {
+	case verify.Pass:
+		return "pass"
+	case verify.Informational:
+		return "info"
+	case verify.NonStrict:
+		return "nonstrict"
+	case verify.Inconclusive:
+		return "inconclusive"
+	case verify.NotApplicable:
+		return "na"
+	case verify.Error:
+		return "error"
+	}
+	return "fail"
 }

@@ -27,10 +27,11 @@ func TestCollectAndMarkdown(t *testing.T) {
 			}
 		}
 	}
-	write("2.8.2-zk/franz-go/seed", &verify.Verdict{Pass: true}, &Run{OK: true, Seconds: 61})
-	write("2.8.2-zk/librdkafka-1.8.2/seed-known-bad", &verify.Verdict{Violations: []verify.Violation{{Invariant: verify.LegalReset, Summary: "sequence 0 | again"}}},
+	write("2.8.2-zk/franz-go/seed", &verify.Verdict{Grade: verify.Pass}, &Run{OK: true, Seconds: 61})
+	write("2.8.2-zk/librdkafka-1.8.2/seed-known-bad", &verify.Verdict{Grade: verify.Failed, Violations: []verify.Violation{{Check: verify.LegalReset, Grade: verify.Failed, Summary: "sequence 0 | again"}}},
 		&Run{KnownBad: true, OK: true})
-	write("2.8.2-zk/librdkafka/seed", &verify.Verdict{Violations: []verify.Violation{{Invariant: verify.SequenceContinuity, Summary: "gap"}}}, &Run{})
+	write("2.8.2-zk/librdkafka/seed", &verify.Verdict{Grade: verify.Failed, Violations: []verify.Violation{{Check: verify.SequenceContinuity, Grade: verify.Failed, Summary: "gap"}}}, &Run{Grade: verify.Failed})
+	write("2.8.2-zk/franz-go/network-cut", &verify.Verdict{Grade: verify.NonStrict, Violations: []verify.Violation{{Check: verify.SendOrder, Grade: verify.NonStrict, Summary: "sent 4 before 2"}}}, &Run{Grade: verify.NonStrict, OK: true})
 	if err := os.MkdirAll(filepath.Join(root, "2.8.2-zk/franz-go/producer-expiry"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -41,14 +42,14 @@ func TestCollectAndMarkdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cells) != 4 {
-		t.Fatalf("%d cells, want 4: %+v", len(cells), cells)
+	if len(cells) != 5 {
+		t.Fatalf("%d cells, want 5: %+v", len(cells), cells)
 	}
 	if n := Unexpected(cells); n != 1 {
 		t.Errorf("%d unexpected, want 1 (librdkafka's gap)", n)
 	}
 	md := Markdown(cells)
-	for _, want := range []string{"| 2.8.2-zk | franz-go | seed | pass | 61 s |", "not applicable: needs 3.4", "failed as expected", "sequence 0 / again", "fail: sequence-continuity: gap"} {
+	for _, want := range []string{"| 2.8.2-zk | franz-go | seed | PASS | 61 s |", "NOT-APPLICABLE: needs 3.4", "failed as expected", "FAILED legal-reset: sequence 0 / again", "FAILED sequence-continuity: gap", "NON-STRICT send-order: sent 4 before 2"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("table lacks %q:\n%s", want, md)
 		}

@@ -59,10 +59,14 @@ type tick struct {
 
 // pageData is what the scenario page template renders.
 type pageData struct {
-	Title     string
-	Run       Run
-	Verdict   *verify.Verdict
-	First     *verify.Violation
+	Title   string
+	Run     Run
+	Verdict *verify.Verdict
+	First   *verify.Violation
+	// Class colours the verdict by grade; Rules are the requirements of
+	// the checks the findings name, which the findings link to.
+	Class     string
+	Rules     []verify.Rule
 	Charts    []chart
 	Faults    []history.Fault
 	Start     time.Time
@@ -99,8 +103,17 @@ func RenderPage(w *bytes.Buffer, h *history.History, v *verify.Verdict, r Run) e
 	start, end := timeRange(h)
 	d := pageData{Title: pageTitle(r, h), Run: r, Verdict: v, Faults: h.Faults, Start: start,
 		Generated: time.Now().UTC().Format(time.RFC3339)}
+	d.Class = GradeClass(v.Grade)
 	if len(v.Violations) > 0 {
 		d.First = &v.Violations[0]
+	}
+	for _, rule := range verify.Rules {
+		for _, x := range v.Violations {
+			if x.Check == rule.ID {
+				d.Rules = append(d.Rules, rule)
+				break
+			}
+		}
 	}
 	d.Charts = charts(h, v, start, end)
 	return pageTemplate.Execute(w, d)
@@ -314,8 +327,9 @@ func charts(h *history.History, v *verify.Verdict, start, end time.Time) []chart
 		}
 		out = append(out, *c)
 	}
-	// The first violation, on its partition's chart.
-	if len(v.Violations) > 0 {
+	// The worst finding, on its partition's chart, unless it is only
+	// worth knowing.
+	if len(v.Violations) > 0 && v.Violations[0].Grade != verify.Informational {
 		x := v.Violations[0]
 		for i := range out {
 			if out[i].Partition != x.Partition || x.Time.IsZero() {
@@ -398,16 +412,9 @@ func WriteSite(root string) (string, error) {
 	}
 	var rows []indexRow
 	for _, c := range cells {
-		row := indexRow{Cell: c, Text: cellText(c), Time: seconds(c.Seconds)}
-		switch {
-		case c.Result == NotApplicable:
-			row.Class = "na"
-		case c.KnownBad && c.Expected:
+		row := indexRow{Cell: c, Text: cellText(c), Time: seconds(c.Seconds), Class: GradeClass(c.Grade)}
+		if c.KnownBad && c.Expected {
 			row.Class = "expected"
-		case c.Result == Pass:
-			row.Class = "pass"
-		default:
-			row.Class = "fail"
 		}
 		if _, err := os.Stat(filepath.Join(root, c.Dir, HistoryFile)); err == nil {
 			if _, err := WritePage(filepath.Join(root, c.Dir)); err != nil {

@@ -48,7 +48,7 @@ func foundingBug(n int) (*history.History, *verify.Verdict) {
 
 func TestPageShowsTheViolation(t *testing.T) {
 	h, v := foundingBug(200)
-	if v.Pass {
+	if v.OK(true) {
 		t.Fatal("the founding bug's history must fail")
 	}
 	var buf bytes.Buffer
@@ -56,7 +56,7 @@ func TestPageShowsTheViolation(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := buf.String()
-	for _, want := range []string{`id="first-violation"`, "FAIL · legal-reset", `class="fw"`, "kill all", `class="reset"`, `class="err"`} {
+	for _, want := range []string{`id="first-violation"`, `FAILED · <a href="#check-legal-reset">legal-reset</a>`, `id="check-legal-reset"`, `class="fw"`, "kill all", `class="reset"`, `class="err"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}

@@ -10,7 +10,9 @@ body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1d232a;max-width:116
 h1{font-size:20px;margin:0 0 4px} .meta{color:#5b6570;margin-bottom:14px}
 .verdict{padding:12px 14px;border-radius:6px;margin:12px 0 18px}
 .pass{background:#e7f6ec;border:1px solid #9bd3ae} .fail{background:#fdeaea;border:1px solid #e79a9a}
-.fail b{color:#b3261e} .paragraph{margin-top:6px}
+.info{background:#e8f1fb;border:1px solid #9cc0e6} .nonstrict{background:#fff4d6;border:1px solid #e3c16f}
+.inconclusive{background:#eeeaf6;border:1px solid #b3a6d3} .error{background:#f1f3f5;border:1px solid #adb5bd}
+.fail b{color:#b3261e} .paragraph{margin-top:6px} .rule{margin:4px 0 10px} .refs{color:#5b6570;font-size:12px}
 h2{font-size:16px;margin:22px 0 4px} .counts{color:#5b6570;font-size:12px;margin-bottom:4px}
 svg{background:#fff;border:1px solid #d8dde2;border-radius:4px}
 .axis{stroke:#9aa4ae;stroke-width:1} .grid{stroke:#eef0f2} .tl{font-size:11px;fill:#5b6570}
@@ -26,8 +28,8 @@ table{border-collapse:collapse;font-size:12px} td,th{border:1px solid #d8dde2;pa
 </head><body>
 <h1>{{.Title}}</h1>
 <div class="meta">run {{.Run.RunID}}{{if .Run.Seconds}} · {{printf "%.0f" .Run.Seconds}} s{{end}}{{if .Run.KnownBad}} · known-bad client: {{if .Run.OK}}failed as expected{{else}}NOT the expected failure{{end}}{{end}} · generated {{.Generated}}</div>
-{{if .Verdict.Pass}}<div class="verdict pass" id="verdict"><b>PASS</b><div class="paragraph">{{.Verdict.Paragraph}}</div></div>
-{{else}}<div class="verdict fail" id="verdict"><b>FAIL · {{.First.Invariant}}</b><div class="paragraph" id="violation">{{.Verdict.Paragraph}}</div></div>{{end}}
+<div class="verdict {{.Class}}" id="verdict" data-grade="{{.Verdict.Grade}}"><b>{{.Verdict.Grade}}{{with .First}} · <a href="#check-{{.Check}}">{{.Check}}</a>{{end}}</b><div class="paragraph" id="violation">{{.Verdict.Paragraph}}</div>
+{{range .Verdict.Effects}}<div class="refs">fault effect {{if .Shown}}shown{{else}}NOT shown{{end}}: {{.Requirement}} ({{.Evidence}})</div>{{end}}</div>
 <div class="legend">
 <span><i class="sw" style="background:#1f5f99"></i>base sequence sent</span>
 <span><i class="sw" style="background:#9ec5e8"></i>record counter acknowledged</span>
@@ -52,9 +54,12 @@ table{border-collapse:collapse;font-size:12px} td,th{border:1px solid #d8dde2;pa
 {{if .Faults}}<h2>fault steps</h2><table><tr><th>at</th><th>step</th><th>target</th><th>detail</th></tr>
 {{range .Faults}}<tr><td>{{since $.Start .Time}}</td><td>{{.Action}}</td><td>{{.Target}}</td><td>{{.Detail}}</td></tr>
 {{end}}</table>{{end}}
-{{if gt (len .Verdict.Violations) 1}}<h2>all violations ({{len .Verdict.Violations}})</h2><table><tr><th>invariant</th><th>source</th><th>summary</th><th>broker answer</th></tr>
-{{range .Verdict.Violations}}<tr><td>{{.Invariant}}</td><td>{{.Source}}</td><td>{{.Summary}}</td><td>{{.BrokerAnswer}}</td></tr>
+{{if .Verdict.Violations}}<h2>findings ({{len .Verdict.Violations}})</h2><table><tr><th>grade</th><th>check</th><th>source</th><th>summary</th><th>broker answers</th><th>in the log</th></tr>
+{{range .Verdict.Violations}}<tr><td>{{.Grade}}</td><td><a href="#check-{{.Check}}">{{.Check}}</a></td><td>{{.Source}}</td><td>{{.Summary}}</td><td>{{range $i, $a := .Answers}}{{if $i}}, {{end}}{{$a}}{{end}}</td><td>{{with .InLog}}{{if .}}yes{{else}}no{{end}}{{end}}</td></tr>
 {{end}}</table>{{end}}
+{{if .Rules}}<h2>requirements</h2>
+{{range .Rules}}<div class="rule" id="check-{{.ID}}"><b>{{.ID}}</b>: {{.Requirement}} <i>{{.Grading}}</i><div class="refs">{{range .References}}{{.}}<br>{{end}}</div></div>
+{{end}}{{end}}
 <div id="detail"></div>
 <script>
 (function(){
@@ -82,12 +87,13 @@ const indexHTML = `<!doctype html>
 <style>
 body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1d232a}
 table{border-collapse:collapse} td,th{border:1px solid #d8dde2;padding:4px 10px;text-align:left;vertical-align:top}
-.pass{background:#e7f6ec} .fail{background:#fdeaea} .na{background:#f1f3f5;color:#5b6570} .expected{background:#fff4d6}
+.pass{background:#e7f6ec} .fail{background:#fdeaea} .na{background:#f1f3f5;color:#5b6570} .expected{background:#f6e7d6}
+.info{background:#e8f1fb} .nonstrict{background:#fff4d6} .inconclusive{background:#eeeaf6} .error{background:#e9ecef}
 </style></head><body>
 <h1>kconform results</h1>
 <p>{{len .Cells}} scenario runs · {{.Unexpected}} not as expected · generated {{.Generated}}</p>
-<table><tr><th>Kafka</th><th>client</th><th>scenario</th><th>result</th><th>time</th></tr>
-{{range .Cells}}<tr class="{{.Class}}"><td>{{.Kafka}}</td><td>{{.Client}}</td><td>{{if .Page}}<a href="{{.Page}}">{{.Scenario}}</a>{{else}}{{.Scenario}}{{end}}</td><td>{{.Text}}</td><td>{{.Time}}</td></tr>
+<table><tr><th>Kafka</th><th>client</th><th>scenario</th><th>grade</th><th>time</th></tr>
+{{range .Cells}}<tr class="{{.Class}}" data-grade="{{.Grade}}"><td>{{.Kafka}}</td><td>{{.Client}}</td><td>{{if .Page}}<a href="{{.Page}}">{{.Scenario}}</a>{{else}}{{.Scenario}}{{end}}</td><td>{{.Text}}</td><td>{{.Time}}</td></tr>
 {{end}}</table>
 </body></html>
 `

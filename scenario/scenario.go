@@ -53,6 +53,12 @@ type Scenario struct {
 	// Liveness bounds the time to the first acknowledgement after the last
 	// fault step (default 60 s).
 	Liveness time.Duration
+	// Effects are what the fault must have done to the producer; a run
+	// whose history does not show each is INCONCLUSIVE, never a pass.
+	Effects []verify.Effect
+	// Strict makes a NON-STRICT verdict fail the run (kconform --strict,
+	// KCONFORM_STRICT=1); by default it passes and is shown as such.
+	Strict bool
 	// NotApplicable returns why the scenario cannot run on a version, or "".
 	NotApplicable func(version string) string
 	// Expect, when set, replaces "the verdict passes" with a check of its
@@ -69,8 +75,9 @@ type Result struct {
 	Run report.Run
 }
 
-// OK tells whether the run came out as the scenario expects: a passing
-// verdict, or for a known-bad client the failure Expect asks for.
+// OK tells whether the run came out as the scenario expects: a grade that
+// passes (NON-STRICT only when not Strict), or for a known-bad client the
+// failure Expect asks for.
 func (r *Result) OK() bool { return r.Run.OK }
 
 // Spec returns the cluster spec the scenario needs on version and mode.
@@ -181,15 +188,16 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 	if _, err := events.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	clientEvents, warnings, err := history.ReadClientEvents(events, cfg.RunID)
+	read, err := history.ReadClientEvents(events, cfg.RunID)
 	if err != nil {
 		return nil, err
 	}
 	faults := append(env.Faults(), tap.Faults()...)
 	slices.SortStableFunc(faults, func(a, b history.Fault) int { return a.Time.Compare(b.Time) })
-	h := &history.History{RunID: cfg.RunID, Topic: Topic, Client: clientEvents, LogRead: true, Log: log, Wire: tap.Wire(), Faults: faults}
-	v := verify.Check(h, verify.Options{LivenessBound: s.Liveness})
-	v.Warnings = append(warnings, v.Warnings...)
+	h := &history.History{RunID: cfg.RunID, Topic: Topic, Scenario: s.Name, Unreadable: read.Unreadable, Client: read.Events,
+		LogRead: true, Log: log, Wire: tap.Wire(), Faults: faults}
+	v := s.Judge(h)
+	v.Warnings = append(read.Warnings, v.Warnings...)
 	if err := h.WriteFile(filepath.Join(dir, "history.jsonl")); err != nil {
 		return nil, err
 	}
@@ -197,7 +205,7 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 		return nil, err
 	}
 	run := report.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
-		Started: start, Seconds: time.Since(start).Seconds(), OK: v.Pass}
+		Started: start, Seconds: time.Since(start).Seconds(), Grade: v.Grade, Strict: s.Strict, OK: v.OK(s.Strict)}
 	if s.Expect != nil {
 		run.KnownBad = true
 		run.OK = true
@@ -209,6 +217,12 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 		return nil, err
 	}
 	return &Result{Verdict: v, History: h, Dir: dir, Run: run}, nil
+}
+
+// Judge grades a history of this scenario: every check, and the effects
+// its fault must have had.
+func (s Scenario) Judge(h *history.History) *verify.Verdict {
+	return verify.Check(h, verify.Options{LivenessBound: s.Liveness, Effects: s.Effects})
 }
 
 func or2(v, def string) string {

@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/kconform/kconform/history"
 )
@@ -80,7 +81,7 @@ func (c *checker) checkRecords() {
 				continue
 			}
 			if first, dup := pl.seen.get(r.Counter); dup {
-				x := blank(Duplicate, "log")
+				x := blank(Duplicate, Failed, "log")
 				x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Sequence = b.Partition, r.Offset, r.Counter, b.ProducerID, b.Epoch, b.BaseSequence
 				x.Time = c.ackTime[[2]int64{int64(b.Partition), r.Offset}]
 				x.Summary = fmt.Sprintf("partition %d: record %d is in the log twice, at offsets %d and %d", b.Partition, r.Counter, first, r.Offset)
@@ -88,7 +89,7 @@ func (c *checker) checkRecords() {
 				continue
 			}
 			if r.Counter < pl.max {
-				x := blank(Order, "log")
+				x := blank(Order, Failed, "log")
 				x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Sequence = b.Partition, r.Offset, r.Counter, b.ProducerID, b.Epoch, b.BaseSequence
 				x.Time = c.ackTime[[2]int64{int64(b.Partition), r.Offset}]
 				x.Summary = fmt.Sprintf("partition %d: record %d is at offset %d, after record %d", b.Partition, r.Counter, r.Offset, pl.max)
@@ -132,7 +133,7 @@ func (c *checker) checkRecords() {
 			if _, found := pl.seen.get(e.Counter); found {
 				continue
 			}
-			x := blank(AckedLost, "log")
+			x := blank(AckedLost, Failed, "log")
 			x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Time = e.Partition, e.Offset, e.Counter, e.ProducerID, e.Epoch, e.Time
 			x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged (without an offset) but is not in the log", e.Partition, e.Counter)
 			c.add(x)
@@ -142,7 +143,7 @@ func (c *checker) checkRecords() {
 		if ok && (e.Counter < 0 || r.Counter == e.Counter) {
 			continue
 		}
-		x := blank(AckedLost, "log")
+		x := blank(AckedLost, Failed, "log")
 		x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Time = e.Partition, e.Offset, e.Counter, e.ProducerID, e.Epoch, e.Time
 		if ok {
 			where := fmt.Sprintf("record %d", r.Counter)
@@ -159,10 +160,17 @@ func (c *checker) checkRecords() {
 		c.add(x)
 	}
 
-	// Counters up to the highest seen must each be in the log or reported.
+	c.checkFailedButWritten(logs)
+
+	// Counters up to the highest the client sent (in the log, in its
+	// events, on the wire) must each be in the log or reported.
 	if c.runCounters() {
 		c.checkRunGaps(logs, reported)
 		return
+	}
+	for p, top := range c.wireTop {
+		pl := part(p)
+		pl.max = max(pl.max, top)
 	}
 	parts := make([]int32, 0, len(logs))
 	for p := range logs {
@@ -181,7 +189,7 @@ func (c *checker) checkRecords() {
 			if _, ok := rep.get(counter); ok {
 				continue
 			}
-			x := blank(SilentGap, "client")
+			x := blank(SilentGap, Failed, "client")
 			x.Partition, x.Counter = p, counter
 			x.Summary = fmt.Sprintf("partition %d: record %d is neither in the log nor reported as failed", p, counter)
 			c.add(x)
@@ -206,9 +214,12 @@ func (c *checker) checkRunGaps(logs map[int32]*partitionLog, reported map[int32]
 	if len(reported) == 0 {
 		return
 	}
-	top := int64(-1)
+	top := c.v.Stats.Sent - 1 // tool_data: records 0 to sent-1
 	for _, pl := range logs {
 		top = max(top, pl.max)
+	}
+	for _, t := range c.wireTop {
+		top = max(top, t)
 	}
 	accounted := func(counter int64) bool {
 		for _, pl := range logs {
@@ -227,7 +238,7 @@ func (c *checker) checkRunGaps(logs map[int32]*partitionLog, reported map[int32]
 		if accounted(counter) {
 			continue
 		}
-		x := blank(SilentGap, "client")
+		x := blank(SilentGap, Failed, "client")
 		x.Partition, x.Counter = -1, counter
 		x.Summary = fmt.Sprintf("record %d is neither in any partition's log nor reported as failed", counter)
 		c.add(x)
@@ -237,7 +248,7 @@ func (c *checker) checkRunGaps(logs map[int32]*partitionLog, reported map[int32]
 // checkLiveness checks that the producer did not die and acknowledged
 // records again soon after the last fault step.
 func (c *checker) checkLiveness() {
-	x := blank(Liveness, "client")
+	x := blank(Liveness, Failed, "client")
 	for _, e := range c.h.Client {
 		if e.Name == history.ProducerFatal {
 			x.Time = e.Time
@@ -280,4 +291,48 @@ func (c *checker) checkLiveness() {
 		x.Summary = "the producer reported nothing after the last fault step"
 	}
 	c.add(x)
+}
+
+// checkFailedButWritten notes records the client reported failed that are
+// in the log anyway: allowed, but the application's view and the log
+// differ. One finding per partition, with the count.
+func (c *checker) checkFailedButWritten(logs map[int32]*partitionLog) {
+	type note struct {
+		n           int
+		first       int64
+		firstOffset int64
+		time        time.Time
+	}
+	notes := map[int32]*note{}
+	for _, e := range c.h.Client {
+		if e.Name != history.SendError || e.Counter < 0 {
+			continue
+		}
+		for p, pl := range logs {
+			if e.Partition >= 0 && p != e.Partition {
+				continue
+			}
+			off, ok := pl.seen.get(e.Counter)
+			if !ok {
+				continue
+			}
+			if notes[p] == nil {
+				notes[p] = &note{first: e.Counter, firstOffset: off, time: e.Time}
+			}
+			notes[p].n++
+			break
+		}
+	}
+	parts := make([]int32, 0, len(notes))
+	for p := range notes {
+		parts = append(parts, p)
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
+	for _, p := range parts {
+		n := notes[p]
+		x := blank(FailedButWritten, Informational, "client")
+		x.Partition, x.Counter, x.Offset, x.Time = p, n.first, n.firstOffset, n.time
+		x.Summary = fmt.Sprintf("partition %d: %d records reported failed are in the log (first: record %d at offset %d)", p, n.n, n.first, n.firstOffset)
+		c.add(x)
+	}
 }

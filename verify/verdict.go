@@ -14,52 +14,16 @@ import (
 	"github.com/kconform/kconform/history"
 )
 
-// Invariant names one promise of the idempotent producer.
-type Invariant string
-
-// The invariants kconform checks.
-const (
-	// SequenceContinuity: per (partition, producer id, epoch) each batch
-	// starts at the sequence after the previous one (wrapping after 2^31-1).
-	SequenceContinuity Invariant = "sequence-continuity"
-	// LegalReset: sequences go back or restart only with a new producer id
-	// or a higher epoch, and a new epoch starts at 0.
-	LegalReset Invariant = "legal-reset"
-	// AckedLost: every acknowledged record is in the log at its offset.
-	AckedLost Invariant = "acked-lost"
-	// Duplicate: every record is in the log once.
-	Duplicate Invariant = "duplicate"
-	// Order: counters increase with offset within a partition.
-	Order Invariant = "order"
-	// SilentGap: every record ends in the log or with an error report.
-	SilentGap Invariant = "silent-gap"
-	// Liveness: after the last fault, records are acknowledged again soon.
-	Liveness Invariant = "liveness"
-	// RetryMismatch: a retry carries the same sequence and records as the
-	// first send of that batch.
-	RetryMismatch Invariant = "retry-mismatch"
-)
-
-// rules are the sentences that say why a violation is one.
-var rules = map[Invariant]string{
-	SequenceContinuity: "within one producer id and epoch each batch must start at the sequence after the previous one",
-	LegalReset:         "a sequence may restart only with a new producer id or a higher epoch, and a new epoch starts at 0",
-	AckedLost:          "every acknowledged record must be in the log at its acknowledged offset",
-	Duplicate:          "every record must be written once",
-	Order:              "records must be in the log in the order they were produced",
-	SilentGap:          "every record must end acknowledged or with an error report",
-	Liveness:           "once faults end, the producer must acknowledge new records again",
-	RetryMismatch:      "a retry must carry the same sequence and the same records as the first send",
-}
-
-// Violation is one broken promise, located as precisely as the history
-// allows. Fields that do not apply are -1 (numbers) or empty.
+// Violation is one finding of a check, located as precisely as the
+// history allows, with its grade. Fields that do not apply are -1
+// (numbers) or empty.
 type Violation struct {
-	Invariant  Invariant `json:"invariant"`
-	Source     string    `json:"source"` // wire, log or client
-	Partition  int32     `json:"partition"`
-	ProducerID int64     `json:"producer_id"`
-	Epoch      int16     `json:"epoch"`
+	Check      CheckID `json:"check"`
+	Grade      Grade   `json:"grade"`
+	Source     string  `json:"source"` // wire, log or client
+	Partition  int32   `json:"partition"`
+	ProducerID int64   `json:"producer_id"`
+	Epoch      int16   `json:"epoch"`
 	// Sequence is the offending base sequence; Expected what was due;
 	// LastAcked the last sequence acknowledged before it (-1: none).
 	Sequence  int32 `json:"sequence"`
@@ -73,18 +37,33 @@ type Violation struct {
 	// seconds between them.
 	Fault      *history.Fault `json:"fault,omitempty"`
 	SinceFault float64        `json:"since_fault,omitempty"`
-	// BrokerAnswer is the broker's error for the offending request, if any.
-	BrokerAnswer string `json:"broker_answer,omitempty"`
+	// BrokerAnswer is the broker's last error for the offending batch, if
+	// any; Answers is its answer to the first send and to each retry, in
+	// order ("OK", an error name, "no answer", "dropped").
+	BrokerAnswer string   `json:"broker_answer,omitempty"`
+	Answers      []string `json:"answers,omitempty"`
+	// InLog says the offending batch is in the log (the broker wrote it);
+	// only set for wire findings, whose grade depends on it.
+	InLog *bool `json:"in_log,omitempty"`
 	// Summary is one line that says what happened.
 	Summary string `json:"summary"`
 }
 
 // Verdict is the result of checking a history.
 type Verdict struct {
-	Pass       bool        `json:"pass"`
+	// Grade is the worst grade of the findings, or Inconclusive when the
+	// history cannot carry a verdict.
+	Grade Grade `json:"grade"`
+	// Violations are the findings, worst grade first, then in time order.
 	Violations []Violation `json:"violations"`
-	// Omitted counts violations past the per-invariant limit, by invariant.
-	Omitted map[Invariant]int `json:"omitted,omitempty"`
+	// Omitted counts findings past the per-check limit, by check.
+	Omitted map[CheckID]int `json:"omitted,omitempty"`
+	// Inconclusive says why the history cannot carry a verdict, one reason
+	// per line; empty when it can.
+	Inconclusive []string `json:"inconclusive,omitempty"`
+	// Effects says, for each thing the scenario's fault had to do, whether
+	// the history shows it and how.
+	Effects []EffectResult `json:"effects,omitempty"`
 	// Stats are counts that show what was checked.
 	Stats Stats `json:"stats"`
 	// ProducerFatal is the client's fatal error, if it reported one.
@@ -97,18 +76,20 @@ type Verdict struct {
 
 // Stats says how much of each source was checked.
 type Stats struct {
-	Acked       int `json:"acked"`
-	SendErrors  int `json:"send_errors"`
-	LogBatches  int `json:"log_batches"`
-	LogRecords  int `json:"log_records"`
-	WireBatches int `json:"wire_batches"`
-	Faults      int `json:"faults"`
+	// Sent is the client's own count of records sent (tool_data), if given.
+	Sent        int64 `json:"sent,omitempty"`
+	Acked       int   `json:"acked"`
+	SendErrors  int   `json:"send_errors"`
+	LogBatches  int   `json:"log_batches"`
+	LogRecords  int   `json:"log_records"`
+	WireBatches int   `json:"wire_batches"`
+	Faults      int   `json:"faults"`
 }
 
-// First returns the first violation of an invariant, or nil.
-func (v *Verdict) First(inv Invariant) *Violation {
+// First returns the first finding of a check, or nil.
+func (v *Verdict) First(id CheckID) *Violation {
 	for i := range v.Violations {
-		if v.Violations[i].Invariant == inv {
+		if v.Violations[i].Check == id {
 			return &v.Violations[i]
 		}
 	}
@@ -127,32 +108,59 @@ func (v *Verdict) WriteFile(path string) error {
 	return nil
 }
 
-// OneLine summarises the verdict for a table cell.
+// OK tells whether the verdict passes: see Grade.Acceptable.
+func (v *Verdict) OK(strict bool) bool { return v.Grade.Acceptable(strict) }
+
+// OneLine summarises the verdict for a table cell: the grade, then what
+// decided it.
 func (v *Verdict) OneLine() string {
-	if v.Pass {
-		return fmt.Sprintf("pass (%d acked, %d errors)", v.Stats.Acked, v.Stats.SendErrors)
+	switch {
+	case v.Grade == Inconclusive && len(v.Inconclusive) > 0:
+		return "INCONCLUSIVE: " + v.Inconclusive[0]
+	case len(v.Violations) == 0:
+		return fmt.Sprintf("PASS (%d acked, %d errors)", v.Stats.Acked, v.Stats.SendErrors)
 	}
-	return "FAIL " + string(v.Violations[0].Invariant) + ": " + v.Violations[0].Summary
+	x := v.Violations[0]
+	return fmt.Sprintf("%s %s: %s", v.Grade, x.Check, x.Summary)
 }
 
-// paragraph writes the explanation of a verdict: the first violation in
-// full, then a count of the rest by invariant.
+// paragraph writes the explanation of a verdict: why it cannot be judged,
+// or the worst finding in full with its requirement, then a count of the
+// rest by check.
 func (v *Verdict) paragraph() string {
-	if v.Pass {
-		return fmt.Sprintf("No violation: %d records acknowledged, %d send errors, %d log batches and %d wire batches checked across %d fault steps.",
+	var b strings.Builder
+	if len(v.Inconclusive) > 0 {
+		fmt.Fprintf(&b, "Inconclusive: %s.", strings.Join(v.Inconclusive, "; "))
+		if len(v.Violations) == 0 || v.Grade == Inconclusive {
+			if len(v.Violations) > 0 {
+				fmt.Fprintf(&b, " %d findings were not graded on it.", len(v.Violations))
+			}
+			return b.String()
+		}
+		b.WriteString(" ")
+	}
+	if len(v.Violations) == 0 {
+		fmt.Fprintf(&b, "No violation: %d records acknowledged, %d send errors, %d log batches and %d wire batches checked across %d fault steps.",
 			v.Stats.Acked, v.Stats.SendErrors, v.Stats.LogBatches, v.Stats.WireBatches, v.Stats.Faults)
+		return b.String()
 	}
 	first := v.Violations[0]
-	var b strings.Builder
-	b.WriteString(first.Summary)
+	fmt.Fprintf(&b, "%s (%s): %s", first.Grade, first.Check, first.Summary)
 	if first.Fault != nil {
 		fmt.Fprintf(&b, ", %.1f s after the fault step %q", first.SinceFault, first.Fault.String())
 	}
-	fmt.Fprintf(&b, "; %s.", rules[first.Invariant])
-	if first.BrokerAnswer != "" {
-		fmt.Fprintf(&b, " The broker answered %s", first.BrokerAnswer)
+	fmt.Fprintf(&b, ". Requirement: %s", RuleFor(first.Check).Requirement)
+	if len(first.Answers) > 0 {
+		fmt.Fprintf(&b, " The broker answered %s", strings.Join(compactAnswers(first.Answers), ", then "))
+		if first.InLog != nil {
+			if *first.InLog {
+				b.WriteString("; the batch is in the log")
+			} else {
+				b.WriteString("; the batch never reached the log")
+			}
+		}
 		if v.ProducerFatal != "" {
-			b.WriteString(" and the producer stopped")
+			b.WriteString(", and the producer stopped")
 		}
 		b.WriteString(".")
 	} else if v.ProducerFatal != "" {
@@ -161,18 +169,18 @@ func (v *Verdict) paragraph() string {
 	if v.ProducerFatal != "" {
 		fmt.Fprintf(&b, " Its fatal error: %s.", strings.TrimSuffix(v.ProducerFatal, "."))
 	}
-	counts := map[Invariant]int{}
+	counts := map[CheckID]int{}
 	for _, x := range v.Violations[1:] {
-		counts[x.Invariant]++
+		counts[x.Check]++
 	}
-	for inv, n := range v.Omitted {
-		counts[inv] += n
+	for id, n := range v.Omitted {
+		counts[id] += n
 	}
 	if len(counts) > 0 {
 		var parts []string
-		for _, inv := range invariantOrder {
-			if counts[inv] > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", counts[inv], inv))
+		for _, r := range Rules {
+			if counts[r.ID] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", counts[r.ID], r.ID))
 			}
 		}
 		fmt.Fprintf(&b, " Also: %s.", strings.Join(parts, ", "))
@@ -180,4 +188,20 @@ func (v *Verdict) paragraph() string {
 	return b.String()
 }
 
-var invariantOrder = []Invariant{LegalReset, SequenceContinuity, RetryMismatch, AckedLost, Duplicate, Order, SilentGap, Liveness}
+// compactAnswers folds runs of the same answer: "NOT_ENOUGH_REPLICAS x3".
+func compactAnswers(answers []string) []string {
+	var out []string
+	for i := 0; i < len(answers); {
+		j := i
+		for j < len(answers) && answers[j] == answers[i] {
+			j++
+		}
+		if j-i > 1 {
+			out = append(out, fmt.Sprintf("%s x%d", answers[i], j-i))
+		} else {
+			out = append(out, answers[i])
+		}
+		i = j
+	}
+	return out
+}

@@ -163,8 +163,14 @@ func (t *Tap) mark(upstream, action string, set func(*listener)) error {
 	}
 	t.mu.Lock()
 	set(l)
+	target := targetName(upstream)
+	if l.nodeID >= 0 {
+		// Named as node faults name brokers, so the history can tell
+		// which broker's traffic the fault met.
+		target = fmt.Sprintf("broker-%d", l.nodeID)
+	}
 	t.mu.Unlock()
-	t.recordFault(history.Fault{Action: action, Target: targetName(upstream)})
+	t.recordFault(history.Fault{Action: action, Target: target})
 	return nil
 }
 

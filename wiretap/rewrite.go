@@ -19,10 +19,16 @@ func (t *Tap) batchesOf(req *kmsg.ProduceRequest) []history.WireBatch {
 	for _, rt := range req.Topics {
 		topic := t.topicName(rt.Topic, rt.TopicID)
 		for _, rp := range rt.Partitions {
-			batches, _, _ := history.ParseBatches(rp.Records, rp.Partition, 0, decompressor, "")
+			batches, _, err := history.ParseBatches(rp.Records, rp.Partition, 0, decompressor, "")
+			if err != nil {
+				// Recorded, so the verdict knows the wire is incomplete.
+				out = append(out, history.WireBatch{Topic: topic, Partition: rp.Partition, ProducerID: -1, Epoch: -1,
+					BaseSequence: -1, FirstCounter: -1, LastCounter: -1, Unreadable: err.Error()})
+			}
 			for _, b := range batches {
 				wb := history.WireBatch{Topic: topic, Partition: rp.Partition, ProducerID: b.ProducerID, Epoch: b.Epoch,
-					BaseSequence: b.BaseSequence, Count: b.Count, Transactional: b.Transactional, FirstCounter: -1, LastCounter: -1}
+					BaseSequence: b.BaseSequence, Count: b.Count, Transactional: b.Transactional, FirstCounter: -1, LastCounter: -1,
+					FirstTimestamp: b.FirstTimestamp, MaxTimestamp: b.MaxTimestamp}
 				if n := len(b.Records); n > 0 {
 					wb.FirstCounter, wb.LastCounter = b.Records[0].Counter, b.Records[n-1].Counter
 				}

@@ -22,6 +22,7 @@ func runMatrix(args []string) error {
 	kafkas := fs.String("kafka", "2.8.2:zk", "Kafka versions, comma-separated, each optionally :zk or :kraft")
 	artifacts := fs.String("artifacts", "artifacts", "folder for histories, verdicts, logs and the matrix")
 	repeat := fs.Int("repeat", 1, "runs per cell, each on a fresh cluster")
+	strict := fs.Bool("strict", strictDefault(), "a NON-STRICT cell fails the matrix too (env KCONFORM_STRICT=1)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -45,6 +46,7 @@ func runMatrix(args []string) error {
 				if d, _ := driver.Lookup(c); d != nil {
 					s.Expect = scenario.KnownBadFor(s.Name, d.Name, fixtures.ModeFor(version, fixtures.Mode(mode)))
 				}
+				s.Strict = *strict
 				plans = append(plans, cellPlan{s: s, client: c, kafka: version, mode: fixtures.Mode(mode)})
 			}
 		}

@@ -28,6 +28,7 @@ func runRun(args []string) error {
 	repeat := fs.Int("repeat", 1, "runs, each on a fresh cluster (for flake counts)")
 	knownBad := fs.Bool("known-bad", false, "expect the client's known failure (scenario.KnownBad) instead of a pass")
 	broken := fs.Bool("broken", false, "run kconform's deliberately broken producer and expect its reset verdict")
+	strict := fs.Bool("strict", strictDefault(), "a NON-STRICT verdict fails the run too (env KCONFORM_STRICT=1)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -54,6 +55,7 @@ func runRun(args []string) error {
 	if *repeat < 1 {
 		return usageError{"--repeat must be at least 1"}
 	}
+	s.Strict = *strict
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	results, err := runCells(ctx, []cellPlan{{s: s, client: *drv, kafka: *kafka, mode: fixtures.Mode(*mode), labels: labels}}, *repeat, *artifacts)
@@ -154,7 +156,7 @@ func runOnce(ctx context.Context, p cellPlan, client string, mode fixtures.Mode,
 		fmt.Fprintf(os.Stderr, "kconform: %s / %s / Kafka %s %s: %s (artifacts in %s)\n", p.s.Name, client, p.kafka, mode, line, dir)
 		return outcome{plan: p, line: line, secs: time.Since(start).Seconds()}, nil
 	}
-	if !res.OK() || !res.Verdict.Pass {
+	if !res.OK() || !res.Verdict.OK(false) {
 		_ = c.SaveLogs(context.WithoutCancel(ctx), dir)
 	}
 	line := res.Verdict.OneLine()

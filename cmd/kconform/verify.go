@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/scenario"
 	"github.com/kconform/kconform/verify"
 )
 
@@ -22,6 +23,7 @@ func runVerify(args []string) error {
 	saveHistory := fs.String("save-history", "", "write the assembled history here")
 	verdictPath := fs.String("verdict", "", "write the verdict JSON here")
 	liveness := fs.Duration("liveness", 60*time.Second, "how soon after the last fault records must be acknowledged again")
+	strict := fs.Bool("strict", strictDefault(), "a NON-STRICT verdict fails too (env KCONFORM_STRICT=1)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -41,12 +43,12 @@ func runVerify(args []string) error {
 			return fmt.Errorf("open events: %w", err)
 		}
 		defer f.Close()
-		events, w, err := history.ReadClientEvents(f, *runID)
+		read, err := history.ReadClientEvents(f, *runID)
 		if err != nil {
 			return err
 		}
-		warnings = w
-		h = &history.History{RunID: *runID, Topic: *topic, Client: events}
+		warnings = read.Warnings
+		h = &history.History{RunID: *runID, Topic: *topic, Client: read.Events, Unreadable: read.Unreadable}
 		if *brokers != "" {
 			if *topic == "" {
 				return usageError{"--brokers needs --topic"}
@@ -71,7 +73,16 @@ func runVerify(args []string) error {
 			return err
 		}
 	}
-	v := verify.Check(h, verify.Options{LivenessBound: *liveness})
+	opts := verify.Options{LivenessBound: *liveness}
+	if h.Scenario != "" {
+		// A scenario's history is judged with what its fault had to do.
+		if s, err := scenario.ByName(h.Scenario); err == nil {
+			opts.Effects = s.Effects
+		} else {
+			warnings = append(warnings, fmt.Sprintf("the history names scenario %q, which kconform does not know: its fault's effects were not checked", h.Scenario))
+		}
+	}
+	v := verify.Check(h, opts)
 	v.Warnings = append(warnings, v.Warnings...)
 	for _, w := range v.Warnings {
 		fmt.Fprintln(os.Stderr, "kconform verify: warning:", w)
@@ -81,10 +92,16 @@ func runVerify(args []string) error {
 			return err
 		}
 	}
-	if v.Pass {
-		fmt.Println("PASS:", v.Paragraph)
-		return nil
+	fmt.Printf("%s: %s\n", v.Grade, v.Paragraph)
+	if !v.OK(*strict) {
+		return failedError{}
 	}
-	fmt.Println("FAIL:", v.Paragraph)
-	return failedError{}
+	return nil
+}
+
+// strictDefault reads KCONFORM_STRICT: set to 1 (or true), a NON-STRICT
+// verdict fails like a FAILED one.
+func strictDefault() bool {
+	s := os.Getenv("KCONFORM_STRICT")
+	return s == "1" || s == "true"
 }

@@ -1,0 +1,221 @@
+package verify
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kconform/kconform/history"
+)
+
+// Effect is one thing a scenario's fault must have done to the producer
+// for a run to test anything: a run whose history does not show it is
+// INCONCLUSIVE, never a pass. Scenarios state their effects; the history
+// proves them from the wire and the fault record alone.
+type Effect struct {
+	// Requirement says what the fault must have done, in one sentence.
+	Requirement string
+	prove       func(h *history.History) (evidence string, ok bool)
+}
+
+// EffectResult is an Effect judged against one history.
+type EffectResult struct {
+	Requirement string `json:"requirement"`
+	Shown       bool   `json:"shown"`
+	// Evidence says where the history shows it (or what it lacks).
+	Evidence string `json:"evidence"`
+}
+
+// Prove judges the effect on h.
+func (e Effect) Prove(h *history.History) EffectResult {
+	ev, ok := e.prove(h)
+	return EffectResult{Requirement: e.Requirement, Shown: ok, Evidence: ev}
+}
+
+// repairAfter returns the first repair step after fault i, or nil.
+func repairAfter(h *history.History, i int) *history.Fault {
+	for j := i + 1; j < len(h.Faults); j++ {
+		if h.Faults[j].Repair {
+			return &h.Faults[j]
+		}
+	}
+	return nil
+}
+
+// brokerOf reads the node id from a fault target "broker-N"; -1 otherwise.
+func brokerOf(target string) int32 {
+	n, err := strconv.Atoi(strings.TrimPrefix(target, "broker-"))
+	if err != nil || !strings.HasPrefix(target, "broker-") {
+		return -1
+	}
+	return int32(n)
+}
+
+func ago(a, b int64) string { return fmt.Sprintf("%.1f s", float64(a-b)/1000) }
+
+// RecordsWaitedOut: records created while the nodes an action hit were
+// down (or before) were sent only after the first repair that followed:
+// the producer held undelivered records across the outage. Kill-and-wait
+// scenarios need it, or the restart met an idle producer.
+func RecordsWaitedOut(action string) Effect {
+	return Effect{
+		Requirement: fmt.Sprintf("records created before the repair that followed a %q were still undelivered, and sent after it", action),
+		prove: func(h *history.History) (string, bool) {
+			xs := h.Exchanges()
+			for i, f := range h.Faults {
+				if f.Action != action {
+					continue
+				}
+				r := repairAfter(h, i)
+				if r == nil {
+					continue
+				}
+				cut := r.Time.Add(-time.Second).UnixMilli()
+				for _, x := range xs {
+					if !x.Request.Time.After(r.Time) {
+						continue
+					}
+					for _, b := range x.Request.Batches {
+						if b.Topic == h.Topic && b.FirstTimestamp > 0 && b.FirstTimestamp < cut {
+							return fmt.Sprintf("partition %d: a batch (base sequence %d) whose first record was created %s before %q was sent %.1f s after it",
+								b.Partition, b.BaseSequence, ago(r.Time.UnixMilli(), b.FirstTimestamp), r.String(), x.Request.Time.Sub(r.Time).Seconds()), true
+						}
+					}
+				}
+			}
+			return fmt.Sprintf("no batch sent after the repair of a %q carried records created before it", action), false
+		},
+	}
+}
+
+// UnansweredWhile: a produce request to a broker an action hit went
+// unanswered while the fault lasted (a frozen leader, a cut connection).
+func UnansweredWhile(action string) Effect {
+	return Effect{
+		Requirement: fmt.Sprintf("a produce request to a broker hit by %q got no answer while the fault lasted", action),
+		prove: func(h *history.History) (string, bool) {
+			xs := h.Exchanges()
+			for i, f := range h.Faults {
+				if f.Action != action {
+					continue
+				}
+				end := time.Now().AddDate(100, 0, 0)
+				if r := repairAfter(h, i); r != nil {
+					end = r.Time
+				}
+				victim := brokerOf(f.Target)
+				for _, x := range xs {
+					q := x.Request
+					if q.Time.Before(f.Time.Add(-time.Second)) || !q.Time.Before(end) || (victim >= 0 && q.Broker != victim) {
+						continue
+					}
+					if !hasTopic(q, h.Topic) {
+						continue
+					}
+					if x.Response == nil || !x.Response.Time.Before(end) {
+						return fmt.Sprintf("a produce request to broker %d sent %.1f s after %q got no answer before the fault ended",
+							q.Broker, q.Time.Sub(f.Time).Seconds(), f.String()), true
+					}
+				}
+			}
+			return fmt.Sprintf("every produce request to a broker hit by %q was answered while the fault lasted (or none was sent)", action), false
+		},
+	}
+}
+
+// ProducingTo: the client was producing to a broker in the 10 s before an
+// action hit it (a graceful stop is recorded once the broker is down).
+func ProducingTo(action string) Effect {
+	return Effect{
+		Requirement: fmt.Sprintf("the client was producing to a broker when %q hit it", action),
+		prove: func(h *history.History) (string, bool) {
+			xs := h.Exchanges()
+			for _, f := range h.Faults {
+				victim := brokerOf(f.Target)
+				if f.Action != action || victim < 0 {
+					continue
+				}
+				for _, x := range xs {
+					q := x.Request
+					if q.Broker == victim && hasTopic(q, h.Topic) && !q.Time.After(f.Time) && q.Time.After(f.Time.Add(-10*time.Second)) {
+						return fmt.Sprintf("a produce request went to broker %d %.1f s before %q", victim, f.Time.Sub(q.Time).Seconds(), f.String()), true
+					}
+				}
+			}
+			return fmt.Sprintf("no produce request went to a broker in the 10 s before %q hit it", action), false
+		},
+	}
+}
+
+// HeldPast: a produce request taken while an action held the client's
+// traffic was answered only after the repair, at least d after the hold
+// began: the brokers saw the producer idle for d.
+func HeldPast(action string, d time.Duration) Effect {
+	return Effect{
+		Requirement: fmt.Sprintf("a produce request was held by %q for at least %s before it was answered", action, d),
+		prove: func(h *history.History) (string, bool) {
+			xs := h.Exchanges()
+			for i, f := range h.Faults {
+				if f.Action != action {
+					continue
+				}
+				r := repairAfter(h, i)
+				if r == nil || r.Time.Sub(f.Time) < d {
+					continue
+				}
+				for _, x := range xs {
+					q := x.Request
+					if q.Time.Before(f.Time) || q.Time.After(r.Time) || !hasTopic(q, h.Topic) || x.Response == nil || x.Response.Time.Before(r.Time) {
+						continue
+					}
+					return fmt.Sprintf("a produce request taken %.1f s into %q was answered %.1f s later, after %q",
+						q.Time.Sub(f.Time).Seconds(), f.String(), x.Response.Time.Sub(q.Time).Seconds(), r.String()), true
+				}
+			}
+			return fmt.Sprintf("no produce request was held by %q for %s and answered after it", action, d), false
+		},
+	}
+}
+
+// RetriedAfterDrop: the tap dropped a produce answer after the broker
+// wrote the batch, and the client sent that batch again.
+func RetriedAfterDrop() Effect {
+	return Effect{
+		Requirement: "a produce answer was dropped after the write and the client retried that batch",
+		prove: func(h *history.History) (string, bool) {
+			xs := h.Exchanges()
+			for i, x := range xs {
+				if x.Response == nil || x.Response.Injected != "drop-response" {
+					continue
+				}
+				for _, b := range x.Request.Batches {
+					if b.Topic != h.Topic {
+						continue
+					}
+					for _, y := range xs[i+1:] {
+						for _, c := range y.Request.Batches {
+							same := c.ProducerID == b.ProducerID && c.Epoch == b.Epoch && c.BaseSequence == b.BaseSequence
+							// A client that bumped its epoch resends the records under new numbers.
+							sameRecords := c.FirstCounter >= 0 && c.FirstCounter == b.FirstCounter
+							if c.Topic == b.Topic && c.Partition == b.Partition && (same || sameRecords) {
+								return fmt.Sprintf("partition %d: the answer to base sequence %d was dropped and the batch resent %.1f s later",
+									b.Partition, b.BaseSequence, y.Request.Time.Sub(x.Request.Time).Seconds()), true
+							}
+						}
+					}
+				}
+			}
+			return "no dropped answer was followed by a retry of its batch", false
+		},
+	}
+}
+
+func hasTopic(e *history.WireEvent, topic string) bool {
+	for _, b := range e.Batches {
+		if b.Topic == topic {
+			return true
+		}
+	}
+	return false
+}
