@@ -9,7 +9,7 @@ KAFKA_VERSIONS ?= 2.8.2 3.9.1 4.4.0
 LABELS ?= !slow && !cluster && !known-bad
 # CLIENTS and/or MATRIX (Kafka versions, each optionally :zk or :kraft)
 # turn `make conformance` into a matrix run, e.g.
-#   make conformance CLIENTS="franz-go librdkafka-1.8.2 librdkafka java" MATRIX="2.8.2:zk 4.4.0"
+#   make conformance CLIENTS="reference franz-go librdkafka-1.8.2 librdkafka java" MATRIX="2.8.2:zk 4.4.0"
 CLIENTS ?=
 MATRIX ?=
 comma := ,
@@ -26,7 +26,7 @@ export KAFKA_VERSION KAFKA_MODE
 conformance: docker
 ifneq ($(strip $(CLIENTS)$(MATRIX)),)
 	go run ./cmd/kconform matrix --artifacts artifacts \
-	  --clients '$(subst $(space),$(comma),$(strip $(or $(CLIENTS),$(KCONFORM_CLIENT),franz-go)))' \
+	  --clients '$(subst $(space),$(comma),$(strip $(or $(CLIENTS),$(KCONFORM_CLIENT),reference)))' \
 	  --kafka '$(subst $(space),$(comma),$(strip $(or $(MATRIX),$(KAFKA_VERSION)$(if $(KAFKA_MODE),:$(KAFKA_MODE)))))'; status=$$?; \
 	  go run ./cmd/kconform report --artifacts artifacts; exit $$status
 else

@@ -28,6 +28,10 @@ import (
 // client the knobs it understands.
 const (
 	FranzGo    = "franz-go"
+	// Reference is kconform's reference producer: the bundled franz-go
+	// producer with one record per partition in flight, strict in every
+	// scenario, against which brokers are judged. It is the default.
+	Reference = "reference"
 	Librdkafka = "librdkafka"
 	Java       = "java"
 )
@@ -38,7 +42,8 @@ const JavaToolsVersion = "4.4.0"
 
 // Builtin lists the drivers shipped with kconform and what each one is.
 var Builtin = map[string]string{
-	"franz-go":         "kconform's bundled producer (franz-go kgo, in process)",
+	"reference":        "kconform's reference producer (default): franz-go kgo in process, one record per partition in flight",
+	"franz-go":         "franz-go kgo with its default settings, in process (up to 5 produce requests in flight per broker)",
 	"librdkafka-1.8.2": "confluent-kafka-go v1.8.2 with its bundled librdkafka 1.8.2 (producer/rdkafka-1.8.2)",
 	"librdkafka":       "the newest confluent-kafka-go v2 with its bundled librdkafka (producer/rdkafka)",
 	"java":             "Kafka's org.apache.kafka.tools.VerifiableProducer " + JavaToolsVersion + " on the host's JRE (producer/java)",
@@ -67,11 +72,13 @@ type Driver struct {
 
 // Lookup returns the driver called name: a Builtin name, or else a command
 // line run through sh (so quoting works as in a shell). An empty name is
-// the bundled producer.
+// the reference producer.
 func Lookup(name string) (*Driver, error) {
 	name = strings.TrimSpace(name)
 	switch name {
-	case "", FranzGo:
+	case "", Reference:
+		return &Driver{Name: Reference, Family: FranzGo}, nil
+	case FranzGo:
 		return &Driver{Name: FranzGo, Family: FranzGo}, nil
 	case "librdkafka-1.8.2":
 		return &Driver{Name: name, Family: Librdkafka, prepare: goBuild("producer/rdkafka-1.8.2", "kconform-rdkafka-1.8.2")}, nil
@@ -209,6 +216,7 @@ func Args(cfg producer.Config, settings map[string]string) []string {
 func (d *Driver) Run(ctx context.Context, cfg producer.Config, settings map[string]string, out, logs io.Writer) error {
 	if d.InProcess() {
 		cfg.Extra = mergeSettings(cfg.Extra, settings)
+		cfg.OnePerPartition = cfg.OnePerPartition || d.Name == Reference
 		_, err := producer.Run(ctx, cfg, out)
 		return err
 	}

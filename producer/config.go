@@ -46,6 +46,15 @@ type Config struct {
 	Retries int
 	// Extra client settings by name; see ExtraSettings.
 	Extra map[string]string
+	// OnePerPartition keeps at most one record of each partition in
+	// flight: a partition's next record goes to kgo only once its last is
+	// acknowledged or failed. franz-go's idempotent producer otherwise
+	// pipelines up to 5 requests per broker (it takes no lower limit), and
+	// after a connection cut it can send a partition's later batch ahead
+	// of an earlier one; with one record in flight none can overtake
+	// another. kconform's reference producer runs with it, so that brokers
+	// are judged against a strict client.
+	OnePerPartition bool
 	// BrokenSequences swaps in a deliberately broken producer that starts
 	// sequences again at 0 under the same producer id and epoch after any
 	// failed request. It exists only to prove that the suites can fail.

@@ -114,24 +114,9 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Stats, error) {
 	}()
 
 	var sent, acked, failed atomic.Int64
-	counters := make([]int64, cfg.Partitions)
-	start := time.Now()
-	for i := int64(0); cfg.Count == 0 || i < cfg.Count; i++ {
-		if cfg.Rate > 0 {
-			due := start.Add(time.Duration(float64(i) / cfg.Rate * float64(time.Second)))
-			if wait := time.Until(due); wait > 0 {
-				select {
-				case <-ctx.Done():
-				case <-time.After(wait):
-				}
-			}
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		p := int32(i % int64(cfg.Partitions))
-		counter := counters[p]
-		counters[p]++
+	// produce hands record counter of partition p to kgo; done, if any,
+	// runs once its outcome is printed.
+	produce := func(p int32, counter int64, done func()) {
 		value := history.Payload(cfg.RunID, p, counter)
 		r := &kgo.Record{Partition: p, Key: fmt.Appendf(nil, "%d-%d", p, counter), Value: value}
 		sent.Add(1)
@@ -152,7 +137,15 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Stats, error) {
 				line.Offset, line.ProducerID, line.Epoch = &off, &pid, &epoch
 			}
 			ev.emit(line)
+			if done != nil {
+				done()
+			}
 		})
+	}
+	if cfg.OnePerPartition {
+		runOnePerPartition(ctx, cfg, produce)
+	} else {
+		runPipelined(ctx, cfg, produce)
 	}
 	// Wait for every record's outcome. After the context ends, records
 	// still buffered get a last DeliveryTimeout (or 30 s) to finish, then
@@ -188,4 +181,88 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Stats, error) {
 		return st, fmt.Errorf("write events: %w", err)
 	}
 	return st, nil
+}
+
+// dueAt waits until record i of the workload falls due at cfg.Rate; false
+// when ctx ended first.
+func dueAt(ctx context.Context, cfg Config, start time.Time, i int64) bool {
+	if cfg.Rate > 0 {
+		due := start.Add(time.Duration(float64(i) / cfg.Rate * float64(time.Second)))
+		if wait := time.Until(due); wait > 0 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(wait):
+			}
+		}
+	}
+	return ctx.Err() == nil
+}
+
+// runPipelined produces the workload as franz-go does by default: each
+// record goes to kgo when it falls due, round-robin over partitions.
+func runPipelined(ctx context.Context, cfg Config, produce func(p int32, counter int64, done func())) {
+	counters := make([]int64, cfg.Partitions)
+	start := time.Now()
+	for i := int64(0); (cfg.Count == 0 || i < cfg.Count) && dueAt(ctx, cfg, start, i); i++ {
+		p := int32(i % int64(cfg.Partitions))
+		produce(p, counters[p], nil)
+		counters[p]++
+	}
+}
+
+// runOnePerPartition produces the same workload with one record per
+// partition in flight: records fall due at the rate, round-robin over
+// partitions, and each partition's sender hands its next due record to
+// kgo once the last one's outcome is in, so a slow partition lags without
+// holding the others back. Records still due when ctx ends are never sent.
+func runOnePerPartition(ctx context.Context, cfg Config, produce func(p int32, counter int64, done func())) {
+	type part struct {
+		due  atomic.Int64  // records of the partition due so far
+		wake chan struct{} // a record fell due, or the workload ended
+	}
+	parts := make([]*part, cfg.Partitions)
+	generated := make(chan struct{}) // closed once every record fell due
+	var senders sync.WaitGroup
+	for p := range parts {
+		pt := &part{wake: make(chan struct{}, 1)}
+		parts[p] = pt
+		senders.Add(1)
+		go func() {
+			defer senders.Done()
+			outcome := make(chan struct{}, 1)
+			for counter := int64(0); ; counter++ {
+				for pt.due.Load() <= counter {
+					select {
+					case <-ctx.Done():
+						return
+					case <-generated:
+						if pt.due.Load() <= counter {
+							return // a bounded workload is done
+						}
+					case <-pt.wake:
+					}
+				}
+				if ctx.Err() != nil {
+					return
+				}
+				produce(int32(p), counter, func() { outcome <- struct{}{} })
+				select {
+				case <-outcome:
+				case <-ctx.Done():
+					return // the record's outcome comes with the flush
+				}
+			}
+		}()
+	}
+	start := time.Now()
+	for i := int64(0); (cfg.Count == 0 || i < cfg.Count) && dueAt(ctx, cfg, start, i); i++ {
+		pt := parts[i%int64(cfg.Partitions)]
+		pt.due.Add(1)
+		select {
+		case pt.wake <- struct{}{}:
+		default:
+		}
+	}
+	close(generated)
+	senders.Wait()
 }

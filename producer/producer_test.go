@@ -77,6 +77,22 @@ func TestProducerCleanRun(t *testing.T) {
 	}
 }
 
+// The reference producer keeps one record per partition in flight: kgo
+// can never put two records in one batch, nor two batches of a partition
+// in flight, so every batch in the log holds one record.
+func TestOnePerPartition(t *testing.T) {
+	c := newFake(t, 3)
+	h, v := runAndVerify(t, c, Config{Partitions: 3, Count: 900, OnePerPartition: true})
+	if !v.OK(true) || v.Stats.Acked != 900 {
+		t.Fatalf("one per partition: %s (stats %+v)", v.Paragraph, v.Stats)
+	}
+	for _, b := range h.Log {
+		if b.Count != 1 {
+			t.Fatalf("partition %d offset %d: a batch of %d records: more than one record was in flight", b.Partition, b.BaseOffset, b.Count)
+		}
+	}
+}
+
 func TestProducerThroughInjectedErrors(t *testing.T) {
 	c := newFake(t, 3)
 	// The first produce requests get NOT_LEADER_FOR_PARTITION for every

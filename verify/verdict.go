@@ -154,9 +154,9 @@ func (v *Verdict) paragraph() string {
 		fmt.Fprintf(&b, " The broker answered %s", strings.Join(compactAnswers(first.Answers), ", then "))
 		if first.InLog != nil {
 			if *first.InLog {
-				b.WriteString("; the batch is in the log")
+				b.WriteString("; the deviant send was written to the log")
 			} else {
-				b.WriteString("; the batch never reached the log")
+				b.WriteString("; the deviant send was never written")
 			}
 		}
 		if v.ProducerFatal != "" {

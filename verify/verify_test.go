@@ -63,7 +63,7 @@ func TestFoundingBug(t *testing.T) {
 		t.Error("a fatal producer must violate liveness")
 	}
 	for _, want := range []string{"partition 0: producer 8000 epoch 0 sent base sequence 0 after sequence 7 was acknowledged",
-		"MUST NOT send a sequence again under the same producer id and epoch", "OUT_OF_ORDER_SEQUENCE_NUMBER; the batch never reached the log, and the producer stopped"} {
+		"MUST NOT send a sequence again under the same producer id and epoch", "OUT_OF_ORDER_SEQUENCE_NUMBER; the deviant send was never written, and the producer stopped"} {
 		if !strings.Contains(v.Paragraph, want) {
 			t.Errorf("paragraph lacks %q:\n%s", want, v.Paragraph)
 		}

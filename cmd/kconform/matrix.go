@@ -17,7 +17,7 @@ import (
 // runMatrix runs scenarios x clients x Kafka versions and writes the table.
 func runMatrix(args []string) error {
 	fs := newFlags("matrix", "[--clients a,b] [--scenarios x,y] [--kafka 2.8.2:zk,4.4.0]")
-	clients := fs.String("clients", "franz-go,librdkafka-1.8.2,librdkafka,java", "drivers, comma-separated")
+	clients := fs.String("clients", "reference,franz-go,librdkafka-1.8.2,librdkafka,java", "drivers, comma-separated")
 	names := fs.String("scenarios", strings.Join(scenario.Names(), ","), "scenarios, comma-separated")
 	kafkas := fs.String("kafka", "2.8.2:zk", "Kafka versions, comma-separated, each optionally :zk or :kraft")
 	artifacts := fs.String("artifacts", "artifacts", "folder for histories, verdicts, logs and the matrix")

@@ -33,6 +33,13 @@ func KafkaMode() fixtures.Mode { return fixtures.Mode(os.Getenv("KAFKA_MODE")) }
 // producer.
 func Client() string { return os.Getenv("KCONFORM_CLIENT") }
 
+// Strict is KCONFORM_STRICT: set to 1 (or true), a NON-STRICT verdict
+// fails its spec like a FAILED one; by default it passes and is reported.
+func Strict() bool {
+	s := os.Getenv("KCONFORM_STRICT")
+	return s == "1" || s == "true"
+}
+
 // ClientName is the name artifacts are filed under for a scenario whose
 // Client field is forced (or empty): the driver's name, or the command
 // line as given for a user's driver.

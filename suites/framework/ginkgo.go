@@ -54,11 +54,13 @@ func DescribeScenario(s scenario.Scenario, labels ...string) bool {
 		}
 		It(fmt.Sprintf("%s %s on Kafka %s", who, what, version), func(ctx SpecContext) {
 			dir := report.Folder(ArtifactsDir(), version, string(cluster.Spec.Mode), client, strings.Join(append([]string{s.Name}, labels...), "-"))
+			s.Strict = Strict()
 			res, err := s.Run(ctx, cluster, Client(), dir, GinkgoWriter)
 			if err != nil {
 				_ = cluster.SaveLogs(ctx, dir)
 				Fail(fmt.Sprintf("%s could not run: %v (artifacts in %s)", s.Name, err, dir))
 			}
+			AddReportEntry("grade", string(res.Verdict.Grade))
 			AddReportEntry("verdict", res.Verdict.OneLine())
 			AddReportEntry("artifacts", dir)
 			fmt.Fprintf(GinkgoWriter, "kconform: %s: %s in %.0f s\n", s.Name, res.Verdict.OneLine(), res.Run.Seconds)
@@ -67,7 +69,7 @@ func DescribeScenario(s scenario.Scenario, labels ...string) bool {
 				if s.Expect != nil {
 					Fail(fmt.Sprintf("%s\nverdict: %s\n(artifacts in %s)", res.Run.Note, res.Verdict.Paragraph, dir))
 				}
-				Fail(fmt.Sprintf("%s\n(history, verdict and node logs in %s)", res.Verdict.Paragraph, dir))
+				Fail(fmt.Sprintf("%s: %s\n(history, verdict and node logs in %s)", res.Verdict.Grade, res.Verdict.Paragraph, dir))
 			}
 		}, NodeTimeout(30*time.Minute))
 	})
