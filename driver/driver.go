@@ -27,11 +27,11 @@ import (
 // Families name a client's setting dialect, so a scenario can give each
 // client the knobs it understands.
 const (
-	FranzGo    = "franz-go"
+	FranzGo = "franz-go"
 	// Reference is kconform's reference producer: the bundled franz-go
 	// producer with one record per partition in flight, strict in every
 	// scenario, against which brokers are judged. It is the default.
-	Reference = "reference"
+	Reference  = "reference"
 	Librdkafka = "librdkafka"
 	Java       = "java"
 )
@@ -217,6 +217,7 @@ func (d *Driver) Run(ctx context.Context, cfg producer.Config, settings map[stri
 	if d.InProcess() {
 		cfg.Extra = mergeSettings(cfg.Extra, settings)
 		cfg.OnePerPartition = cfg.OnePerPartition || d.Name == Reference
+		cfg.Logs = logs
 		_, err := producer.Run(ctx, cfg, out)
 		return err
 	}

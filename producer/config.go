@@ -6,6 +6,7 @@ package producer
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -46,6 +47,9 @@ type Config struct {
 	Retries int
 	// Extra client settings by name; see ExtraSettings.
 	Extra map[string]string
+	// Logs receives kgo's own log lines (at the log.level setting, default
+	// info), so a finding can be traced to the client's code path.
+	Logs io.Writer
 	// OnePerPartition keeps at most one record of each partition in
 	// flight: a partition's next record goes to kgo only once its last is
 	// acknowledged or failed. franz-go's idempotent producer otherwise
@@ -71,6 +75,7 @@ var ExtraSettings = map[string]string{
 	"conn.idle.timeout.ms": "kgo.ConnIdleTimeout",
 	"dial.timeout.ms":      "kgo.DialTimeout",
 	"client.id":            "kgo.ClientID",
+	"log.level":            "kgo.WithLogger level for Config.Logs: error, warn, info (default) or debug",
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -160,10 +165,23 @@ func (c Config) options() ([]kgo.Opt, error) {
 			opt = kgo.ProducerBatchCompression(codec)
 		case "client.id":
 			opt = kgo.ClientID(v)
+		case "log.level":
+			continue // applied with Logs below
 		default:
 			return nil, fmt.Errorf("unknown setting %q: the bundled producer takes %s", k, strings.Join(slices.Sorted(maps.Keys(ExtraSettings)), ", "))
 		}
 		opts = append(opts, opt)
+	}
+	if c.Logs != nil {
+		level := kgo.LogLevelInfo
+		if v, ok := c.Extra["log.level"]; ok {
+			var known bool
+			level, known = map[string]kgo.LogLevel{"error": kgo.LogLevelError, "warn": kgo.LogLevelWarn, "info": kgo.LogLevelInfo, "debug": kgo.LogLevelDebug}[v]
+			if !known {
+				return nil, fmt.Errorf("setting log.level=%s: want error, warn, info or debug", v)
+			}
+		}
+		opts = append(opts, kgo.WithLogger(kgo.BasicLogger(c.Logs, level, nil)))
 	}
 	return opts, nil
 }

@@ -54,4 +54,18 @@ func TestCollectAndMarkdown(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, md)
 		}
 	}
+	// The run page colours each cell by grade.
+	index, err := WriteSite(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<tr class="nonstrict" data-grade="NON-STRICT">`, `<tr class="fail" data-grade="FAILED">`, `<tr class="pass" data-grade="PASS">`, `<tr class="na" data-grade="NOT-APPLICABLE">`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("index.html lacks %s", want)
+		}
+	}
 }

@@ -1,5 +1,10 @@
 package verify
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Grade is how bad a verdict or one of its findings is, as conformance
 // suites grade (Autobahn|Testsuite's OK / NON-STRICT / INFORMATIONAL /
 // FAILED), plus the outcomes of a run that could not be judged.
@@ -148,4 +153,43 @@ func RuleFor(id CheckID) Rule {
 		}
 	}
 	return Rule{ID: id, Requirement: string(id)}
+}
+
+// RulesMarkdown renders the rules as the Markdown of docs/checks.md: the
+// grades, then one section per check with its requirement, grading and
+// references.
+func RulesMarkdown() string {
+	var b strings.Builder
+	b.WriteString("# kconform's checks\n\n")
+	b.WriteString("<!-- Generated from verify.Rules by `KCONFORM_UPDATE_DOCS=1 go test ./verify`; a test keeps it current. -->\n\n")
+	b.WriteString("A verdict's grade is the worst of its findings' grades:\n\n")
+	b.WriteString("| grade | meaning | exit |\n| --- | --- | --- |\n")
+	for _, g := range []struct {
+		g    Grade
+		what string
+	}{
+		{Failed, "the promise was broken: a record acknowledged and lost, duplicated or reordered, a silent gap, a deviant batch the broker wrote, a sequence reused for other records, a retry with other records, a fatal or stalled producer"},
+		{Inconclusive, "the history cannot carry a verdict: no records, unreadable events or batches, a batch of an unknown topic, or a fault that did not take effect (a FAILED finding still wins over the last)"},
+		{NonStrict, "a sequence rule broken on the wire only: the broker rejected the batch and never wrote it, and the client recovered with a clean log"},
+		{Informational, "allowed, worth knowing: an epoch bump, a new producer id, a record reported failed that was written"},
+		{Pass, "every check held"},
+		{NotApplicable, "the scenario does not apply to the broker version"},
+		{Error, "the run could not be carried out"},
+	} {
+		exit := "0"
+		if !g.g.Acceptable(false) {
+			exit = "1"
+		} else if !g.g.Acceptable(true) {
+			exit = "0 (1 with `--strict` or `KCONFORM_STRICT=1`)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", g.g, g.what, exit)
+	}
+	b.WriteString("\n## Checks\n")
+	for _, r := range Rules {
+		fmt.Fprintf(&b, "\n### `%s`\n\n%s\n\n*Grading:* %s\n\n", r.ID, r.Requirement, r.Grading)
+		for _, ref := range r.References {
+			fmt.Fprintf(&b, "- %s\n", ref)
+		}
+	}
+	return b.String()
 }

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -240,6 +241,19 @@ func TestNeverAPassOnNothing(t *testing.T) {
 			t.Fatalf("want INCONCLUSIVE on unreadable input, got %s", v.OneLine())
 		}
 	})
+	t.Run("a driver that printed garbage", func(t *testing.T) {
+		for _, out := range []string{"starting up\nall good\n", "{\"name\": \"producer_send_sucess\"}\n{\"name\": \"producer_send_success\", \"partition\": 0, \"offset\": 0, \"value\": \"kc:r1:0:0\"}\n{oops\n"} {
+			read, err := history.ReadClientEvents(strings.NewReader(out), "r1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := &history.History{RunID: "r1", Topic: "t", Client: read.Events, Unreadable: read.Unreadable, LogRead: true,
+				Log: []history.LogBatch{{Partition: 0, ProducerID: 1, Count: 1, Records: []history.LogRecord{{Offset: 0, Counter: 0}}}}}
+			if v := Check(h, Options{}); v.Grade != Inconclusive || v.OK(false) {
+				t.Errorf("driver output %q: want INCONCLUSIVE, got %s", out, v.OneLine())
+			}
+		}
+	})
 	t.Run("a batch of an unknown topic id", func(t *testing.T) {
 		b := newBuilder()
 		b.send(0, 1, 0, 0, 2, 0)
@@ -311,5 +325,20 @@ func TestEffects(t *testing.T) {
 		if r := tc.e.Prove(&b.h); r.Shown != tc.want {
 			t.Errorf("%s: shown %v, want %v (%s)", r.Requirement, r.Shown, tc.want, r.Evidence)
 		}
+	}
+}
+
+// docs/checks.md is generated from Rules; it must be current.
+func TestChecksDocIsCurrent(t *testing.T) {
+	const path = "../docs/checks.md"
+	want := RulesMarkdown()
+	if os.Getenv("KCONFORM_UPDATE_DOCS") == "1" {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != want {
+		t.Fatalf("%s is not current: run KCONFORM_UPDATE_DOCS=1 go test ./verify", path)
 	}
 }
