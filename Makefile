@@ -37,11 +37,12 @@ else
 	  go run ./cmd/kconform report --artifacts artifacts; exit $${status:-0}
 endif
 
-## test: vet and format checks, unit and kfake tests, the cluster suite and the seed scenario on 2.8.2/zk
+## test: vet and format checks, unit and kfake tests (golden histories included), the cluster suite,
+## the seed scenario on 2.8.2/zk, and a garbage-printing driver that must come out INCONCLUSIVE
 test: lint unit browser docker
 	@bash docker/build-kafka.sh 2.8.2
 	$(GINKGO) -v --label-filter='cluster && kafka-2.8.2' --junit-report=junit-cluster.xml --output-dir=artifacts ./suites
-	KAFKA_VERSION=2.8.2 KAFKA_MODE=zk $(GINKGO) -v --label-filter='seed && !slow' --junit-report=junit-seed.xml --output-dir=artifacts ./suites
+	KAFKA_VERSION=2.8.2 KAFKA_MODE=zk $(GINKGO) -v --label-filter='(seed && !slow) || inconclusive' --junit-report=junit-seed.xml --output-dir=artifacts ./suites
 
 lint:
 	@test -z "$$(gofmt -l .)" || { echo "kconform: gofmt needed on:"; gofmt -l .; exit 1; }

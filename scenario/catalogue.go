@@ -249,6 +249,26 @@ func ExpectSequenceReset(v *verify.Verdict) error {
 	return nil
 }
 
+// GarbageDriver is a driver that prints lines that are not events and
+// never produces a record, until it is stopped.
+const GarbageDriver = `sh -c 'echo "starting up"; echo "{not an event"; echo "{\"name\": \"producer_send_sucess\"}"; exec sleep 3600'`
+
+// Garbage returns s run by GarbageDriver and expecting INCONCLUSIVE: a
+// run that judged nothing must never pass.
+func Garbage(s Scenario) Scenario {
+	s.Client = GarbageDriver
+	s.Expect = ExpectInconclusive
+	return s
+}
+
+// ExpectInconclusive checks that a verdict is INCONCLUSIVE.
+func ExpectInconclusive(v *verify.Verdict) error {
+	if v.Grade != verify.Inconclusive {
+		return fmt.Errorf("expected INCONCLUSIVE, got: %s", v.OneLine())
+	}
+	return nil
+}
+
 // KnownFailure is a client's known way of failing a scenario.
 type KnownFailure struct {
 	// Mode is the broker mode it shows in; the founding bug needs a

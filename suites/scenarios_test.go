@@ -33,6 +33,13 @@ var _ = func() bool {
 	return true
 }()
 
+// A driver that prints garbage and never produces: the run must be
+// INCONCLUSIVE, never a pass (labels known-bad and inconclusive).
+var _ = framework.DescribeScenario(scenario.Garbage(func() scenario.Scenario {
+	s, _ := scenario.ByName("lost-response")
+	return s
+}()), "known-bad", "inconclusive")
+
 // The founding bug: librdkafka 1.8.2 must fail the seed with the
 // wire-level verdict on ZooKeeper-mode brokers (labels known-bad and the
 // client's name).
