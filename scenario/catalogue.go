@@ -47,9 +47,9 @@ func Seed(down time.Duration) Scenario {
 			driver.Librdkafka: compressedRdkafka,
 			driver.Java:       compressedJava,
 		},
-		// The producer must hold records across the outage, or the
-		// restart meets an idle producer and tests nothing.
-		Effects: []verify.Effect{verify.RecordsWaitedOut("kill")},
+		// The outage must meet a producer that is sending, and the
+		// producer must outlive it, or the restart tests nothing.
+		Effects: []verify.Effect{verify.ProducingAcross("kill")},
 		Schedule: []chaos.Step{
 			chaos.Kill(chaos.All()),
 			chaos.Wait(down, "cluster down"),
@@ -77,7 +77,7 @@ func Catalogue() []Scenario {
 				"leader.imbalance.check.interval.seconds": "5",
 			},
 			Producer: producer.Config{Rate: 500},
-			Effects:  []verify.Effect{verify.RecordsWaitedOut("kill")},
+			Effects:  []verify.Effect{verify.ProducingAcross("kill")},
 			Schedule: []chaos.Step{
 				chaos.Kill(chaos.LeaderOf(0)),
 				chaos.Wait(5*time.Second, "leader down"),

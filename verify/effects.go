@@ -54,13 +54,16 @@ func brokerOf(target string) int32 {
 
 func ago(a, b int64) string { return fmt.Sprintf("%.1f s", float64(a-b)/1000) }
 
-// RecordsWaitedOut: records created while the nodes an action hit were
-// down (or before) were sent only after the first repair that followed:
-// the producer held undelivered records across the outage. Kill-and-wait
-// scenarios need it, or the restart met an idle producer.
-func RecordsWaitedOut(action string) Effect {
+// ProducingAcross: the client was producing to a node an action hit in
+// the 2 s before it hit (to any broker when the node is not a broker), and
+// sent produce requests again after the repair that followed: the outage
+// met a live producer that outlived it. Kill-and-wait scenarios need it.
+// (Records created during an outage cannot be dated from every client's
+// events, and a client may fail them before it sends anything, so the
+// proof rests on the wire alone.)
+func ProducingAcross(action string) Effect {
 	return Effect{
-		Requirement: fmt.Sprintf("records created before the repair that followed a %q were still undelivered, and sent after it", action),
+		Requirement: fmt.Sprintf("the client was producing when %q hit and produced again after the repair", action),
 		prove: func(h *history.History) (string, bool) {
 			xs := h.Exchanges()
 			for i, f := range h.Faults {
@@ -71,20 +74,26 @@ func RecordsWaitedOut(action string) Effect {
 				if r == nil {
 					continue
 				}
-				cut := r.Time.Add(-time.Second).UnixMilli()
+				victim := brokerOf(f.Target)
+				var before, after *history.WireEvent
 				for _, x := range xs {
-					if !x.Request.Time.After(r.Time) {
+					q := x.Request
+					if !hasTopic(q, h.Topic) {
 						continue
 					}
-					for _, b := range x.Request.Batches {
-						if b.Topic == h.Topic && b.FirstTimestamp > 0 && b.FirstTimestamp < cut {
-							return fmt.Sprintf("partition %d: a batch (base sequence %d) whose first record was created %s before %q was sent %.1f s after it",
-								b.Partition, b.BaseSequence, ago(r.Time.UnixMilli(), b.FirstTimestamp), r.String(), x.Request.Time.Sub(r.Time).Seconds()), true
-						}
+					if !q.Time.After(f.Time) && q.Time.After(f.Time.Add(-2*time.Second)) && (victim < 0 || q.Broker == victim) {
+						before = q
+					}
+					if after == nil && q.Time.After(r.Time) {
+						after = q
 					}
 				}
+				if before != nil && after != nil {
+					return fmt.Sprintf("a produce request went to broker %d %.2f s before %q, and another %.1f s after %q",
+						before.Broker, f.Time.Sub(before.Time).Seconds(), f.String(), after.Time.Sub(r.Time).Seconds(), r.String()), true
+				}
 			}
-			return fmt.Sprintf("no batch sent after the repair of a %q carried records created before it", action), false
+			return fmt.Sprintf("no %q met a producer that was sending in the 2 s before it and sent again after the repair", action), false
 		},
 	}
 }

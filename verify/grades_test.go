@@ -265,18 +265,19 @@ func TestNeverAPassOnNothing(t *testing.T) {
 	t.Run("the fault did not take effect", func(t *testing.T) {
 		b := newBuilder()
 		b.send(0, 1, 0, 0, 2, 0)
+		b.tick(5 * time.Second) // idle when the kill comes
 		b.fault("kill", "all")
 		b.fault("start", "all")
 		b.h.Faults[1].Repair = true
 		b.send(0, 1, 0, 2, 2, 0)
 		b.shutdown()
-		v := Check(&b.h, Options{Effects: []Effect{RecordsWaitedOut("kill")}})
+		v := Check(&b.h, Options{Effects: []Effect{ProducingAcross("kill")}})
 		if v.Grade != Inconclusive || len(v.Effects) != 1 || v.Effects[0].Shown {
 			t.Fatalf("idle producer across the outage: want INCONCLUSIVE, got %s", v.OneLine())
 		}
 		// A broken promise stands even when the fault missed.
 		b.send(0, 1, 0, 9, 1, 0)
-		if v := Check(&b.h, Options{Effects: []Effect{RecordsWaitedOut("kill")}}); v.Grade != Failed {
+		if v := Check(&b.h, Options{Effects: []Effect{ProducingAcross("kill")}}); v.Grade != Failed {
 			t.Fatalf("a gap in the log with an idle fault: want FAILED, got %s", v.OneLine())
 		}
 	})
@@ -314,8 +315,8 @@ func TestEffects(t *testing.T) {
 		e    Effect
 		want bool
 	}{
-		{RecordsWaitedOut("kill"), true},
-		{RecordsWaitedOut("pause"), false},
+		{ProducingAcross("kill"), true},
+		{ProducingAcross("pause"), false},
 		{UnansweredWhile("kill"), true},
 		{ProducingTo("kill"), true},
 		{ProducingTo("stop"), false},
