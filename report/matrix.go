@@ -39,8 +39,10 @@ type Run struct {
 	// Grade is the verdict's grade; Strict says NON-STRICT failed the run.
 	Grade  verify.Grade `json:"grade"`
 	Strict bool         `json:"strict,omitempty"`
-	// KnownBad marks a run that is expected to fail in a given way.
-	KnownBad bool `json:"known_bad,omitempty"`
+	// KnownBad marks a run that is expected to fail in a given way;
+	// Expect names that way (scenario.ExpectationNamed).
+	KnownBad bool   `json:"known_bad,omitempty"`
+	Expect   string `json:"expect,omitempty"`
 	// OK says the run came out as expected; Note says how it did not.
 	OK   bool   `json:"ok"`
 	Note string `json:"note,omitempty"`

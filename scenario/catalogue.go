@@ -202,14 +202,41 @@ func Broken(s Scenario) Scenario {
 	if s.Producer.RequestTimeout == 0 {
 		s.Producer.RequestTimeout = 3 * time.Second
 	}
-	s.Expect = ExpectReset
+	s.Expect = &ExpectReset
 	return s
 }
 
-// ExpectReset checks for the broken producer's violation on its kind and
+// Expectation is a known way a run must come out instead of passing,
+// named so that a saved run can be judged again (run.json keeps the name).
+type Expectation struct {
+	Name  string
+	Check func(*verify.Verdict) error
+}
+
+// The expectations known-bad specs use.
+var (
+	// ExpectReset: the broken producer's wire-level reset to sequence 0.
+	ExpectReset = Expectation{"reset", expectReset}
+	// ExpectSequenceReset: the founding bug, librdkafka #3584.
+	ExpectSequenceReset = Expectation{"founding-bug", expectSequenceReset}
+	// ExpectInconclusive: a run that judged nothing.
+	ExpectInconclusive = Expectation{"inconclusive", expectInconclusive}
+)
+
+// ExpectationNamed returns the expectation called name.
+func ExpectationNamed(name string) (*Expectation, error) {
+	for _, e := range []*Expectation{&ExpectReset, &ExpectSequenceReset, &ExpectInconclusive} {
+		if e.Name == name {
+			return e, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown expectation %q", name)
+}
+
+// expectReset checks for the broken producer's violation on its kind and
 // fields: a wire-level reset to sequence 0 under the producer id and epoch
 // of an acknowledged sequence.
-func ExpectReset(v *verify.Verdict) error {
+func expectReset(v *verify.Verdict) error {
 	x := v.First(verify.LegalReset)
 	if x == nil || v.Grade != verify.Failed {
 		return fmt.Errorf("expected FAILED on %s, got: %s", verify.LegalReset, v.OneLine())
@@ -220,13 +247,13 @@ func ExpectReset(v *verify.Verdict) error {
 	return nil
 }
 
-// ExpectSequenceReset is the verdict of the founding bug, checked on the
+// expectSequenceReset is the verdict of the founding bug, checked on the
 // violation's kind and fields: the client sent base sequence 0 under the
 // producer id and epoch of an acknowledged sequence, the broker answered
 // a reset of that producer with OUT_OF_ORDER_SEQUENCE_NUMBER, and the
 // producer ended fatal.
-func ExpectSequenceReset(v *verify.Verdict) error {
-	if err := ExpectReset(v); err != nil {
+func expectSequenceReset(v *verify.Verdict) error {
+	if err := expectReset(v); err != nil {
 		return err
 	}
 	x := v.First(verify.LegalReset)
@@ -257,12 +284,12 @@ const GarbageDriver = `sh -c 'echo "starting up"; echo "{not an event"; echo "{\
 // run that judged nothing must never pass.
 func Garbage(s Scenario) Scenario {
 	s.Client = GarbageDriver
-	s.Expect = ExpectInconclusive
+	s.Expect = &ExpectInconclusive
 	return s
 }
 
-// ExpectInconclusive checks that a verdict is INCONCLUSIVE.
-func ExpectInconclusive(v *verify.Verdict) error {
+// expectInconclusive checks that a verdict is INCONCLUSIVE.
+func expectInconclusive(v *verify.Verdict) error {
 	if v.Grade != verify.Inconclusive {
 		return fmt.Errorf("expected INCONCLUSIVE, got: %s", v.OneLine())
 	}
@@ -275,18 +302,18 @@ type KnownFailure struct {
 	// ZooKeeper-mode broker that answers before its metadata arrives.
 	Mode fixtures.Mode
 	// Expect checks the verdict for it.
-	Expect func(*verify.Verdict) error
+	Expect *Expectation
 }
 
 // KnownBad are the clients known to break a scenario, by scenario and
 // client: the founding bug of librdkafka 1.8.2 (librdkafka #3584).
 var KnownBad = map[string]map[string]KnownFailure{
-	"seed": {"librdkafka-1.8.2": {Mode: fixtures.ZooKeeper, Expect: ExpectSequenceReset}},
+	"seed": {"librdkafka-1.8.2": {Mode: fixtures.ZooKeeper, Expect: &ExpectSequenceReset}},
 }
 
 // KnownBadFor returns the expectation for client in scenario name on a
 // broker in mode, or nil when none is known there.
-func KnownBadFor(name, client string, mode fixtures.Mode) func(*verify.Verdict) error {
+func KnownBadFor(name, client string, mode fixtures.Mode) *Expectation {
 	k, ok := KnownBad[name][client]
 	if !ok || k.Mode != mode {
 		return nil

@@ -47,20 +47,20 @@ func TestBrokenExpectsTheReset(t *testing.T) {
 		t.Fatalf("Broken must run the broken bundled producer with an expectation: %+v", s)
 	}
 	pass := &verify.Verdict{Grade: verify.Pass}
-	if err := s.Expect(pass); err == nil {
+	if err := s.Expect.Check(pass); err == nil {
 		t.Error("a passing verdict must not meet the broken producer's expectation")
 	}
 	reset := &verify.Verdict{Grade: verify.Failed, Violations: []verify.Violation{{Check: verify.LegalReset, Grade: verify.Failed, Source: "wire", Sequence: 0, LastAcked: 5, ProducerID: 1, Epoch: 0}}}
-	if err := s.Expect(reset); err != nil {
+	if err := s.Expect.Check(reset); err != nil {
 		t.Errorf("a wire-level reset must meet it: %v", err)
 	}
-	if err := ExpectSequenceReset(reset); err == nil {
+	if err := ExpectSequenceReset.Check(reset); err == nil {
 		t.Error("the founding bug also needs OUT_OF_ORDER_SEQUENCE_NUMBER and a fatal producer")
 	}
 	reset.Violations = append(reset.Violations, verify.Violation{Check: verify.LegalReset, ProducerID: 1, BrokerAnswer: "OUT_OF_ORDER_SEQUENCE_NUMBER", Answers: []string{"NOT_ENOUGH_REPLICAS", "OUT_OF_ORDER_SEQUENCE_NUMBER"}},
 		verify.Violation{Check: verify.Liveness})
 	reset.ProducerFatal = "fatal"
-	if err := ExpectSequenceReset(reset); err != nil {
+	if err := ExpectSequenceReset.Check(reset); err != nil {
 		t.Errorf("the founding bug's verdict must meet it: %v", err)
 	}
 }

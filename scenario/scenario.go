@@ -63,7 +63,7 @@ type Scenario struct {
 	NotApplicable func(version string) string
 	// Expect, when set, replaces "the verdict passes" with a check of its
 	// own: known-bad producers must fail in a given way.
-	Expect func(v *verify.Verdict) error
+	Expect *Expectation
 }
 
 // Result is what a scenario run produced.
@@ -205,18 +205,26 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 		return nil, err
 	}
 	run := report.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
-		Started: start, Seconds: time.Since(start).Seconds(), Grade: v.Grade, Strict: s.Strict, OK: v.OK(s.Strict)}
-	if s.Expect != nil {
-		run.KnownBad = true
-		run.OK = true
-		if err := s.Expect(v); err != nil {
-			run.OK, run.Note = false, err.Error()
-		}
-	}
+		Started: start, Seconds: time.Since(start).Seconds()}
+	s.Outcome(v, &run)
 	if err := run.WriteFile(filepath.Join(dir, report.RunFile)); err != nil {
 		return nil, err
 	}
 	return &Result{Verdict: v, History: h, Dir: dir, Run: run}, nil
+}
+
+// Outcome records in run whether v is what the scenario expects: a grade
+// that passes (NON-STRICT only when not Strict), or the known-bad
+// expectation met.
+func (s Scenario) Outcome(v *verify.Verdict, run *report.Run) {
+	run.Grade, run.Strict, run.OK, run.Note = v.Grade, s.Strict, v.OK(s.Strict), ""
+	run.KnownBad, run.Expect = s.Expect != nil, ""
+	if s.Expect != nil {
+		run.Expect, run.OK = s.Expect.Name, true
+		if err := s.Expect.Check(v); err != nil {
+			run.OK, run.Note = false, err.Error()
+		}
+	}
 }
 
 // Judge grades a history of this scenario: every check, and the effects

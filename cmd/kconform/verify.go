@@ -2,19 +2,24 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/report"
 	"github.com/kconform/kconform/scenario"
 	"github.com/kconform/kconform/verify"
 )
 
 func runVerify(args []string) error {
-	fs := newFlags("verify", "(--history h.jsonl | --events producer.jsonl [--brokers host:port --topic t]) [flags]")
+	fs := newFlags("verify", "(--history h.jsonl | --events producer.jsonl [--brokers host:port --topic t] | --artifacts dir) [flags]")
+	artifacts := fs.String("artifacts", "", "judge every saved scenario run under this folder again, rewriting verdict.json and run.json")
 	historyPath := fs.String("history", "", "a saved history (JSON lines) to judge")
 	eventsPath := fs.String("events", "", "a producer's JSON-lines output to judge")
 	brokers := fs.String("brokers", "", "with --events: read the topic's log back from these brokers")
@@ -26,6 +31,12 @@ func runVerify(args []string) error {
 	strict := fs.Bool("strict", strictDefault(), "a NON-STRICT verdict fails too (env KCONFORM_STRICT=1)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *artifacts != "" {
+		if *historyPath != "" || *eventsPath != "" {
+			return usageError{"give --artifacts alone"}
+		}
+		return rejudge(*artifacts, *strict)
 	}
 	var h *history.History
 	var warnings []string
@@ -94,6 +105,73 @@ func runVerify(args []string) error {
 	}
 	fmt.Printf("%s: %s\n", v.Grade, v.Paragraph)
 	if !v.OK(*strict) {
+		return failedError{}
+	}
+	return nil
+}
+
+// rejudge judges every saved scenario run under root again with this
+// kconform's checks: the scenario named in run.json with its fault's
+// effects and its known-bad expectation, if any. It rewrites verdict.json
+// and run.json's grade and outcome, and fails when a run is not as expected.
+func rejudge(root string, strict bool) error {
+	paths, err := filepath.Glob(filepath.Join(root, "*", "*", "*", report.HistoryFile))
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return usageError{fmt.Sprintf("no saved scenario runs (%s/<version-mode>/<client>/<scenario>/%s) under %s", root, report.HistoryFile, root)}
+	}
+	bad := 0
+	for _, p := range paths {
+		dir := filepath.Dir(p)
+		var run report.Run
+		b, err := os.ReadFile(filepath.Join(dir, report.RunFile))
+		if err == nil {
+			err = json.Unmarshal(b, &run)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", dir, err)
+		}
+		h, _, err := history.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		s, err := scenario.ByName(run.Scenario)
+		if err != nil {
+			return fmt.Errorf("%s: %w", dir, err)
+		}
+		switch {
+		case run.Expect != "":
+			if s.Expect, err = scenario.ExpectationNamed(run.Expect); err != nil {
+				return fmt.Errorf("%s: %w", dir, err)
+			}
+		case run.KnownBad:
+			// Runs saved before expectations were named: a client's
+			// known failure is the only one that can be looked up.
+			if s.Expect = scenario.KnownBadFor(run.Scenario, run.Client, fixtures.Mode(run.Mode)); s.Expect == nil {
+				return fmt.Errorf("%s: a known-bad run without its expectation's name in %s", dir, report.RunFile)
+			}
+		}
+		s.Strict = strict
+		h.Scenario = s.Name
+		v := s.Judge(h)
+		s.Outcome(v, &run)
+		if err := v.WriteFile(filepath.Join(dir, report.VerdictFile)); err != nil {
+			return err
+		}
+		if err := run.WriteFile(filepath.Join(dir, report.RunFile)); err != nil {
+			return err
+		}
+		status := "ok"
+		if !run.OK {
+			status, bad = "NOT OK", bad+1
+		}
+		rel, _ := filepath.Rel(root, dir)
+		fmt.Printf("%-7s %s: %s\n", status, rel, v.OneLine())
+	}
+	if bad > 0 {
+		fmt.Fprintf(os.Stderr, "kconform verify: %d of %d runs not as expected\n", bad, len(paths))
 		return failedError{}
 	}
 	return nil
