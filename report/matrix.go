@@ -71,6 +71,8 @@ type Cell struct {
 	Grade   verify.Grade `json:"grade"`
 	Check   string       `json:"check,omitempty"`
 	Summary string       `json:"summary,omitempty"`
+	// Requirement is the check's requirement sentence (docs/checks.md).
+	Requirement string `json:"requirement,omitempty"`
 	// KnownBad and Expected: a known-bad client's run, and whether it
 	// failed the way it must.
 	KnownBad bool    `json:"known_bad,omitempty"`
@@ -147,6 +149,7 @@ func readCell(root, dir string) (Cell, error) {
 		c.Summary = v.Inconclusive[0]
 	case len(v.Violations) > 0:
 		c.Check, c.Summary = string(v.Violations[0].Check), v.Violations[0].Summary
+		c.Requirement = verify.RuleFor(v.Violations[0].Check).Requirement
 	}
 	var r Run
 	if err := readJSON(filepath.Join(dir, RunFile), &r); err == nil {
@@ -178,6 +181,17 @@ func Markdown(cells []Cell) string {
 	}
 	if len(cells) == 0 {
 		b.WriteString("| - | - | - | no scenario runs found | - |\n")
+	}
+	// The requirement behind each check the table names.
+	seen := map[string]bool{}
+	for _, c := range cells {
+		if c.Check != "" && !seen[c.Check] {
+			if len(seen) == 0 {
+				b.WriteString("\nChecks (docs/checks.md):\n\n")
+			}
+			seen[c.Check] = true
+			fmt.Fprintf(&b, "- `%s`: %s\n", c.Check, c.Requirement)
+		}
 	}
 	return b.String()
 }
