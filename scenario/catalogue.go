@@ -95,7 +95,7 @@ func Catalogue() []Scenario {
 			},
 			Producer: producer.Config{RequestTimeout: 3 * time.Second, DeliveryTimeout: 10 * time.Second},
 			// A leader actually frozen: requests to it hang.
-			Effects: []verify.Effect{verify.UnansweredWhile("pause")},
+			Effects: []verify.Effect{verify.CutWhileProducing("pause")},
 			Schedule: []chaos.Step{
 				chaos.Repeat(3,
 					chaos.Pause(chaos.LeaderOf(0)),
@@ -110,7 +110,7 @@ func Catalogue() []Scenario {
 			Name:     "network-cut",
 			Producer: producer.Config{RequestTimeout: 5 * time.Second, DeliveryTimeout: 15 * time.Second},
 			// A connection actually cut while producing.
-			Effects: []verify.Effect{verify.UnansweredWhile("blackhole")},
+			Effects: []verify.Effect{verify.CutWhileProducing("blackhole")},
 			Schedule: []chaos.Step{
 				chaos.Blackhole(chaos.LeaderOf(0)),
 				chaos.Wait(5*time.Second, "cut shorter than the delivery timeout"),

@@ -98,37 +98,52 @@ func ProducingAcross(action string) Effect {
 	}
 }
 
-// UnansweredWhile: a produce request to a broker an action hit went
-// unanswered while the fault lasted (a frozen leader, a cut connection).
-func UnansweredWhile(action string) Effect {
+// CutWhileProducing: the client was producing to a broker in the 2 s
+// before an action hit it, and a request to that broker was left without
+// an answer by the fault: one pending when it hit, or one sent on a
+// connection opened while it lasted (a cut or frozen broker answers
+// nothing, not even the ApiVersions of a new connection).
+func CutWhileProducing(action string) Effect {
 	return Effect{
-		Requirement: fmt.Sprintf("a produce request to a broker hit by %q got no answer while the fault lasted", action),
+		Requirement: fmt.Sprintf("the client was producing to a broker when %q hit it, and a request to it went unanswered", action),
 		prove: func(h *history.History) (string, bool) {
+			opened := map[int64]time.Time{}
+			for _, e := range h.Wire {
+				if e.Kind == history.ConnOpen {
+					opened[e.Conn] = e.Time
+				}
+			}
 			xs := h.Exchanges()
 			for i, f := range h.Faults {
-				if f.Action != action {
+				victim := brokerOf(f.Target)
+				if f.Action != action || victim < 0 {
 					continue
 				}
 				end := time.Now().AddDate(100, 0, 0)
 				if r := repairAfter(h, i); r != nil {
 					end = r.Time
 				}
-				victim := brokerOf(f.Target)
+				var before *history.WireEvent
 				for _, x := range xs {
 					q := x.Request
-					if q.Time.Before(f.Time.Add(-time.Second)) || !q.Time.Before(end) || (victim >= 0 && q.Broker != victim) {
+					if q.Broker == victim && hasTopic(q, h.Topic) && !q.Time.After(f.Time) && q.Time.After(f.Time.Add(-2*time.Second)) {
+						before = q
+					}
+				}
+				if before == nil {
+					continue
+				}
+				for _, e := range h.Wire {
+					if e.Kind != history.Unanswered || e.Broker != victim || e.Time.Before(f.Time) {
 						continue
 					}
-					if !hasTopic(q, h.Topic) {
-						continue
-					}
-					if x.Response == nil || !x.Response.Time.Before(end) {
-						return fmt.Sprintf("a produce request to broker %d sent %.1f s after %q got no answer before the fault ended",
-							q.Broker, q.Time.Sub(f.Time).Seconds(), f.String()), true
+					if open, ok := opened[e.Conn]; ok && open.Before(end) {
+						return fmt.Sprintf("a produce request went to broker %d %.2f s before %q, and a request on its connection %d (opened %.1f s into the fault) got no answer",
+							victim, f.Time.Sub(before.Time).Seconds(), f.String(), e.Conn, open.Sub(f.Time).Seconds()), true
 					}
 				}
 			}
-			return fmt.Sprintf("every produce request to a broker hit by %q was answered while the fault lasted (or none was sent)", action), false
+			return fmt.Sprintf("no %q met a broker the client was producing to and left a request to it unanswered", action), false
 		},
 	}
 }

@@ -317,7 +317,8 @@ func TestEffects(t *testing.T) {
 	}{
 		{ProducingAcross("kill"), true},
 		{ProducingAcross("pause"), false},
-		{UnansweredWhile("kill"), true},
+		{CutWhileProducing("kill"), true},
+		{CutWhileProducing("pause"), false},
 		{ProducingTo("kill"), true},
 		{ProducingTo("stop"), false},
 		{HeldPast("hold", time.Second), false},
