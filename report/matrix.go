@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -261,4 +262,76 @@ func GradeClass(g verify.Grade) string {
 		return "error"
 	}
 	return "fail"
+}
+
+// Grid renders the cells as one Markdown table per Kafka version and mode:
+// scenarios as rows, clients as columns, each cell its grade and check.
+// Repeated runs of a cell (folders ending in -runN) count as runs of it:
+// "PASS (5/5)", "NON-STRICT send-order (1 of 4)".
+func Grid(cells []Cell) string {
+	type key struct{ kafka, client, scenario string }
+	type tally struct {
+		runs   int
+		grades map[verify.Grade]int
+		worst  verify.Grade
+		check  string
+	}
+	runSuffix := regexp.MustCompile(`-run[0-9]+$`)
+	tallies := map[key]*tally{}
+	var kafkas, clients, scenarios []string
+	add := func(list *[]string, v string) {
+		if !slices.Contains(*list, v) {
+			*list = append(*list, v)
+		}
+	}
+	for _, c := range cells {
+		s := runSuffix.ReplaceAllString(c.Scenario, "")
+		k := key{c.Kafka, c.Client, s}
+		t := tallies[k]
+		if t == nil {
+			t = &tally{grades: map[verify.Grade]int{}, worst: c.Grade}
+			tallies[k] = t
+		}
+		t.runs++
+		t.grades[c.Grade]++
+		if verify.Worse(t.worst, c.Grade) != t.worst || t.check == "" && c.Grade == t.worst {
+			t.worst, t.check = verify.Worse(t.worst, c.Grade), c.Check
+		}
+		add(&kafkas, c.Kafka)
+		add(&clients, c.Client)
+		add(&scenarios, s)
+	}
+	var b strings.Builder
+	for _, kafka := range kafkas {
+		fmt.Fprintf(&b, "**Kafka %s**\n\n| scenario |", kafka)
+		for _, cl := range clients {
+			fmt.Fprintf(&b, " %s |", cl)
+		}
+		b.WriteString("\n| --- |")
+		for range clients {
+			b.WriteString(" --- |")
+		}
+		b.WriteString("\n")
+		for _, s := range scenarios {
+			fmt.Fprintf(&b, "| %s |", s)
+			for _, cl := range clients {
+				t := tallies[key{kafka, cl, s}]
+				if t == nil {
+					b.WriteString(" - |")
+					continue
+				}
+				text := string(t.worst)
+				if t.check != "" {
+					text += " " + t.check
+				}
+				if t.runs > 1 {
+					text += fmt.Sprintf(" (%d of %d)", t.grades[t.worst], t.runs)
+				}
+				fmt.Fprintf(&b, " %s |", text)
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }

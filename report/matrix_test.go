@@ -68,4 +68,10 @@ func TestCollectAndMarkdown(t *testing.T) {
 			t.Errorf("index.html lacks %s", want)
 		}
 	}
+	grid := Grid(cells)
+	for _, want := range []string{"**Kafka 2.8.2-zk**", "| scenario | franz-go | librdkafka | librdkafka-1.8.2 |", "| network-cut | NON-STRICT send-order | - | - |", "| producer-expiry | NOT-APPLICABLE | - | - |"} {
+		if !strings.Contains(grid, want) {
+			t.Errorf("grid lacks %q:\n%s", want, grid)
+		}
+	}
 }

@@ -12,8 +12,17 @@ import (
 func runTable(args []string) error {
 	fs := newFlags("table", "[--artifacts dir]")
 	dir := fs.String("artifacts", "artifacts", "artifacts folder of a run")
+	grid := fs.Bool("grid", false, "print one table per Kafka version instead: scenarios x clients, repeated runs counted")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *grid {
+		cells, err := report.Collect(*dir)
+		if err != nil {
+			return err
+		}
+		fmt.Print(report.Grid(cells))
+		return nil
 	}
 	cells, err := writeTable(*dir)
 	if err != nil {
