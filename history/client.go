@@ -73,7 +73,6 @@ type ClientRead struct {
 // at all (a client's own log output mixed in) are counted, not listed.
 func ReadClientEvents(r io.Reader, runID string) (ClientRead, error) {
 	var read ClientRead
-	events, unreadable, warnings := &read.Events, &read.Unreadable, &read.Warnings
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	line, noise := 0, 0
@@ -89,15 +88,15 @@ func ReadClientEvents(r io.Reader, runID string) (ClientRead, error) {
 		}
 		var l clientLine
 		if err := json.Unmarshal(text, &l); err != nil {
-			*unreadable = append(*unreadable, fmt.Sprintf("line %d: not a JSON event (%v)", line, err))
+			read.Unreadable = append(read.Unreadable, fmt.Sprintf("line %d: not a JSON event (%v)", line, err))
 			continue
 		}
 		if !knownEvents[l.Name] {
-			*unreadable = append(*unreadable, fmt.Sprintf("line %d: unknown event %q", line, l.Name))
+			read.Unreadable = append(read.Unreadable, fmt.Sprintf("line %d: unknown event %q", line, l.Name))
 			continue
 		}
 		if l.RunID != "" && runID != "" && l.RunID != runID {
-			*warnings = append(*warnings, fmt.Sprintf("line %d: record of run %s, not %s, skipped", line, l.RunID, runID))
+			read.Warnings = append(read.Warnings, fmt.Sprintf("line %d: record of run %s, not %s, skipped", line, l.RunID, runID))
 			continue
 		}
 		e := ClientEvent{Name: l.Name, Partition: -1, Offset: -1, Counter: -1, ProducerID: -1, Epoch: -1, Line: line}
@@ -125,7 +124,7 @@ func ReadClientEvents(r io.Reader, runID string) (ClientRead, error) {
 		case l.Value != nil:
 			run, part, counter, ok := ParsePayload([]byte(*l.Value))
 			if ok && run != "" && runID != "" && run != runID {
-				*warnings = append(*warnings, fmt.Sprintf("line %d: record of run %s, not %s, skipped", line, run, runID))
+				read.Warnings = append(read.Warnings, fmt.Sprintf("line %d: record of run %s, not %s, skipped", line, run, runID))
 				continue
 			}
 			if ok {
@@ -141,10 +140,10 @@ func ReadClientEvents(r io.Reader, runID string) (ClientRead, error) {
 				e.Error += l.Message
 			}
 		}
-		*events = append(*events, e)
+		read.Events = append(read.Events, e)
 	}
 	if noise > 0 {
-		*warnings = append(*warnings, fmt.Sprintf("%d lines were not JSON events (client log output?), skipped", noise))
+		read.Warnings = append(read.Warnings, fmt.Sprintf("%d lines were not JSON events (client log output?), skipped", noise))
 	}
 	if err := sc.Err(); err != nil {
 		return read, fmt.Errorf("read client events at line %d: %w", line+1, err)
