@@ -138,8 +138,12 @@ func CutWhileProducing(action string) Effect {
 						continue
 					}
 					if open, ok := opened[e.Conn]; ok && open.Before(end) {
-						return fmt.Sprintf("a produce request went to broker %d %.2f s before %q, and a request on its connection %d (opened %.1f s into the fault) got no answer",
-							victim, f.Time.Sub(before.Time).Seconds(), f.String(), e.Conn, open.Sub(f.Time).Seconds()), true
+						when := "pending when it hit"
+						if open.After(f.Time) {
+							when = fmt.Sprintf("sent on a connection opened %.1f s into it", open.Sub(f.Time).Seconds())
+						}
+						return fmt.Sprintf("a produce request went to broker %d %.2f s before %q, and a request to it %s got no answer",
+							victim, f.Time.Sub(before.Time).Seconds(), f.String(), when), true
 					}
 				}
 			}
