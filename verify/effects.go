@@ -133,17 +133,25 @@ func CutWhileProducing(action string) Effect {
 				if before == nil {
 					continue
 				}
+				// A produce request sent around the fault that got no
+				// answer before it ended...
+				for _, x := range xs {
+					q := x.Request
+					if q.Broker == victim && hasTopic(q, h.Topic) && !q.Time.Before(f.Time.Add(-2*time.Second)) && q.Time.Before(end) &&
+						(x.Response == nil || !x.Response.Time.Before(end)) {
+						return fmt.Sprintf("a produce request went to broker %d %.2f s before %q, and one sent at %+.1f s from it got no answer while it lasted",
+							victim, f.Time.Sub(before.Time).Seconds(), f.String(), q.Time.Sub(f.Time).Seconds()), true
+					}
+				}
+				// ... or a connection opened while it lasted that never got
+				// an answer (a cut broker answers not even ApiVersions).
 				for _, e := range h.Wire {
-					if e.Kind != history.Unanswered || e.Broker != victim || e.Time.Before(f.Time) {
+					if e.Kind != history.Unanswered || e.Broker != victim {
 						continue
 					}
-					if open, ok := opened[e.Conn]; ok && open.Before(end) {
-						when := "pending when it hit"
-						if open.After(f.Time) {
-							when = fmt.Sprintf("sent on a connection opened %.1f s into it", open.Sub(f.Time).Seconds())
-						}
-						return fmt.Sprintf("a produce request went to broker %d %.2f s before %q, and a request to it %s got no answer",
-							victim, f.Time.Sub(before.Time).Seconds(), f.String(), when), true
+					if open, ok := opened[e.Conn]; ok && !open.Before(f.Time) && open.Before(end) {
+						return fmt.Sprintf("a produce request went to broker %d %.2f s before %q, and a connection opened %.1f s into it got no answer",
+							victim, f.Time.Sub(before.Time).Seconds(), f.String(), open.Sub(f.Time).Seconds()), true
 					}
 				}
 			}
