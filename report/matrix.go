@@ -275,6 +275,8 @@ func Grid(cells []Cell) string {
 		grades map[verify.Grade]int
 		worst  verify.Grade
 		check  string
+		// known counts known-bad runs that failed the way they must.
+		known int
 	}
 	runSuffix := regexp.MustCompile(`-run[0-9]+$`)
 	tallies := map[key]*tally{}
@@ -294,6 +296,9 @@ func Grid(cells []Cell) string {
 		}
 		t.runs++
 		t.grades[c.Grade]++
+		if c.KnownBad && c.Expected {
+			t.known++
+		}
 		if verify.Worse(t.worst, c.Grade) != t.worst || t.check == "" && c.Grade == t.worst {
 			t.worst, t.check = verify.Worse(t.worst, c.Grade), c.Check
 		}
@@ -326,6 +331,9 @@ func Grid(cells []Cell) string {
 				}
 				if t.runs > 1 {
 					text += fmt.Sprintf(" (%d of %d)", t.grades[t.worst], t.runs)
+				}
+				if t.known == t.runs {
+					text += ", known-bad as expected"
 				}
 				fmt.Fprintf(&b, " %s |", text)
 			}
