@@ -132,7 +132,10 @@ var _ = Describe("Cluster fixture", Label("cluster"), func() {
 				Expect(read.Unreadable).To(BeEmpty())
 				client := read.Events
 				v := verify.Check(&history.History{RunID: cfg.RunID, Topic: tapTopic, Client: client, LogRead: true, Log: log, Wire: wire}, verify.Options{})
-				Expect(v.Grade).To(BeElementOf(verify.Pass, verify.Informational), v.Paragraph)
+				// franz-go runs with its defaults here, to give the tap
+				// pipelined traffic; its out-of-order resend after a cut
+				// (NON-STRICT) is a finding about franz-go, not the tap.
+				Expect(v.OK(false)).To(BeTrue(), "%s: %s", v.Grade, v.Paragraph)
 				Expect(v.Stats.WireBatches).To(BeNumerically(">", 100))
 			}, NodeTimeout(3*time.Minute))
 
