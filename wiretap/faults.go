@@ -127,16 +127,18 @@ func (t *Tap) Delay(d time.Duration) {
 func (t *Tap) CloseConnections(upstream string) {
 	t.mu.Lock()
 	var victims []*conn
+	target := targetName(upstream)
 	for _, c := range t.conns {
 		if upstream == "" || c.l.upstream == upstream {
 			victims = append(victims, c)
+			target = t.targetLocked(c.l, upstream)
 		}
 	}
 	t.mu.Unlock()
 	for _, c := range victims {
 		c.close()
 	}
-	t.recordFault(history.Fault{Action: "close-connections", Target: targetName(upstream), Detail: fmt.Sprintf("%d connections", len(victims))})
+	t.recordFault(history.Fault{Action: "close-connections", Target: target, Detail: fmt.Sprintf("%d connections", len(victims))})
 }
 
 // Blackhole makes the tap accept the broker's connections and requests and
@@ -163,12 +165,7 @@ func (t *Tap) mark(upstream, action string, set func(*listener)) error {
 	}
 	t.mu.Lock()
 	set(l)
-	target := targetName(upstream)
-	if l.nodeID >= 0 {
-		// Named as node faults name brokers, so the history can tell
-		// which broker's traffic the fault met.
-		target = fmt.Sprintf("broker-%d", l.nodeID)
-	}
+	target := t.targetLocked(l, upstream)
 	t.mu.Unlock()
 	t.recordFault(history.Fault{Action: action, Target: target})
 	return nil
@@ -185,6 +182,16 @@ func (t *Tap) Heal() {
 	t.rules = nil
 	t.mu.Unlock()
 	t.recordFault(history.Fault{Action: "heal", Target: "all", Repair: true})
+}
+
+// targetLocked names a tap fault's target as node faults name brokers
+// ("broker-2"), so the history can tell which broker's traffic the fault
+// met; the address until metadata has named the broker, "all" for all.
+func (t *Tap) targetLocked(l *listener, upstream string) string {
+	if upstream != "" && l.nodeID >= 0 {
+		return fmt.Sprintf("broker-%d", l.nodeID)
+	}
+	return targetName(upstream)
 }
 
 func targetName(upstream string) string {
