@@ -62,7 +62,7 @@ func (t *Tap) injectFor(c *conn, p *pending) kmsg.Response {
 		return nil
 	}
 	resp := p.produce.ResponseKind().(*kmsg.ProduceResponse)
-	e := history.WireEvent{Kind: history.ProduceResponse, Time: time.Now(), Conn: c.id, Broker: c.broker, CorrelationID: p.correlation,
+	e := history.WireEvent{Kind: history.ProduceResponse, Time: time.Now(), CorrelationID: p.correlation,
 		Injected: "error-code " + history.ErrorName(r.code)}
 	for _, rt := range p.produce.Topics {
 		st := kmsg.NewProduceResponseTopic()
@@ -76,7 +76,7 @@ func (t *Tap) injectFor(c *conn, p *pending) kmsg.Response {
 		}
 		resp.Topics = append(resp.Topics, st)
 	}
-	t.record(e)
+	t.recordOn(c, e)
 	t.recordFault(history.Fault{Action: "error-code", Target: fmt.Sprintf("%s-%d", r.topic, r.partition), Detail: history.ErrorName(r.code)})
 	return resp
 }

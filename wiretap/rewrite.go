@@ -80,7 +80,7 @@ func (t *Tap) handleResponse(c *conn, p *pending, body []byte) ([]byte, error) {
 	switch r := resp.(type) {
 	case *kmsg.ProduceResponse:
 		rewritten = false
-		e := history.WireEvent{Kind: history.ProduceResponse, Time: now, Conn: c.id, Broker: c.broker, CorrelationID: p.correlation}
+		e := history.WireEvent{Kind: history.ProduceResponse, Time: now, CorrelationID: p.correlation}
 		for _, rt := range r.Topics {
 			topic := t.topicName(rt.Topic, rt.TopicID)
 			for _, rp := range rt.Partitions {
@@ -92,7 +92,7 @@ func (t *Tap) handleResponse(c *conn, p *pending, body []byte) ([]byte, error) {
 			p.drop = true
 			e.Injected = "drop-response"
 		}
-		t.record(e)
+		t.recordOn(c, e)
 		// Since Produce v10 (KIP-951) a NOT_LEADER answer names the new
 		// leader's address; a client would connect there directly.
 		for i := range r.Brokers {
@@ -113,7 +113,7 @@ func (t *Tap) handleResponse(c *conn, p *pending, body []byte) ([]byte, error) {
 		}
 	case *kmsg.InitProducerIDResponse:
 		rewritten = false
-		t.record(history.WireEvent{Kind: history.InitProducerResponse, Time: now, Conn: c.id, Broker: c.broker, CorrelationID: p.correlation,
+		t.recordOn(c, history.WireEvent{Kind: history.InitProducerResponse, Time: now, CorrelationID: p.correlation,
 			ProducerID: r.ProducerID, Epoch: r.ProducerEpoch, ErrorCode: r.ErrorCode})
 	case *kmsg.MetadataResponse:
 		for i := range r.Brokers {

@@ -184,6 +184,17 @@ func (t *Tap) record(e history.WireEvent) {
 	t.mu.Unlock()
 }
 
+// recordOn records an event of connection c, naming the broker behind it
+// as the tap knows it now: a client's bootstrap connection is opened
+// before any metadata names its broker, and some clients (librdkafka)
+// go on producing on it.
+func (t *Tap) recordOn(c *conn, e history.WireEvent) {
+	t.mu.Lock()
+	e.Conn, e.Broker = c.id, c.l.nodeID
+	t.wire = append(t.wire, e)
+	t.mu.Unlock()
+}
+
 func (t *Tap) recordFault(f history.Fault) {
 	f.Time = time.Now()
 	t.mu.Lock()
@@ -208,7 +219,6 @@ type conn struct {
 	l        *listener
 	client   net.Conn
 	upstream net.Conn
-	broker   int32
 
 	mu      sync.Mutex
 	queue   []*pending // requests awaiting an answer, in the order sent
@@ -242,7 +252,7 @@ func (t *Tap) serve(l *listener, client net.Conn) {
 		return
 	}
 	t.mu.Lock()
-	c := &conn{id: t.nextConn.Add(1), l: l, client: client, upstream: up, broker: l.nodeID}
+	c := &conn{id: t.nextConn.Add(1), l: l, client: client, upstream: up}
 	if t.closed {
 		t.mu.Unlock()
 		c.close()
@@ -250,7 +260,7 @@ func (t *Tap) serve(l *listener, client net.Conn) {
 	}
 	t.conns[c.id] = c
 	t.mu.Unlock()
-	t.record(history.WireEvent{Kind: history.ConnOpen, Time: time.Now(), Conn: c.id, Broker: c.broker})
+	t.recordOn(c, history.WireEvent{Kind: history.ConnOpen, Time: time.Now()})
 
 	done := make(chan struct{})
 	go func() {
@@ -270,11 +280,11 @@ func (t *Tap) serve(l *listener, client net.Conn) {
 	c.mu.Lock()
 	for _, p := range c.queue {
 		if !p.done || p.drop {
-			t.record(history.WireEvent{Kind: history.Unanswered, Time: now, Conn: c.id, Broker: c.broker, CorrelationID: p.correlation})
+			t.recordOn(c, history.WireEvent{Kind: history.Unanswered, Time: now, CorrelationID: p.correlation})
 		}
 	}
 	c.mu.Unlock()
-	t.record(history.WireEvent{Kind: history.ConnClose, Time: now, Conn: c.id, Broker: c.broker})
+	t.recordOn(c, history.WireEvent{Kind: history.ConnClose, Time: now})
 	t.mu.Lock()
 	delete(t.conns, c.id)
 	t.mu.Unlock()
@@ -302,13 +312,13 @@ func (t *Tap) fromClient(c *conn) error {
 				return fmt.Errorf("malformed produce request v%d: %w", h.version, err)
 			}
 			p.produce = req
-			t.record(history.WireEvent{Kind: history.ProduceRequest, Time: now, Conn: c.id, Broker: c.broker,
+			t.recordOn(c, history.WireEvent{Kind: history.ProduceRequest, Time: now,
 				CorrelationID: h.correlation, Batches: t.batchesOf(req)})
 			if req.Acks == 0 {
 				p = nil // no answer will come
 			}
 		case kmsg.InitProducerID:
-			t.record(history.WireEvent{Kind: history.InitProducerRequest, Time: now, Conn: c.id, Broker: c.broker, CorrelationID: h.correlation})
+			t.recordOn(c, history.WireEvent{Kind: history.InitProducerRequest, Time: now, CorrelationID: h.correlation})
 		}
 		// A held broker gets this request after the heal; meanwhile the
 		// tap reads nothing more from this client connection.

@@ -78,6 +78,13 @@ func TestTapRecordsAndRewrites(t *testing.T) {
 	if !v.OK(true) {
 		t.Fatalf("clean run through the tap: %s", v.Paragraph)
 	}
+	// Every produce request names the broker behind it, so a fault's
+	// effect can be found on the wire.
+	for _, e := range h.Wire {
+		if e.Kind == history.ProduceRequest && e.Broker < 0 {
+			t.Fatalf("produce request on connection %d names no broker", e.Conn)
+		}
+	}
 	// Every connection went through the tap: more than the bootstrap one.
 	if n := count(h, history.ConnOpen); n < 2 {
 		t.Errorf("%d connections through the tap; metadata rewriting should route all", n)
@@ -275,7 +282,7 @@ func TestRewriteRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tap.Close()
-	c := &conn{id: 1, broker: 1}
+	c := &conn{id: 1, l: &listener{nodeID: 1}}
 	// The versions from which Produce and Fetch answers name leaders' addresses (KIP-951).
 	endpointsFrom := map[kmsg.Key]int16{kmsg.Produce: 10, kmsg.Fetch: 16}
 	for _, key := range []kmsg.Key{kmsg.Metadata, kmsg.FindCoordinator, kmsg.DescribeCluster, kmsg.ApiVersions, kmsg.Produce, kmsg.Fetch} {
