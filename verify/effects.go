@@ -33,14 +33,42 @@ func (e Effect) Prove(h *history.History) EffectResult {
 	return EffectResult{Requirement: e.Requirement, Shown: ok, Evidence: ev}
 }
 
-// repairAfter returns the first repair step after fault i, or nil.
-func repairAfter(h *history.History, i int) *history.Fault {
-	for j := i + 1; j < len(h.Faults); j++ {
-		if h.Faults[j].Repair {
-			return &h.Faults[j]
+// hit is one step of an action, the broker it hit and the repair that
+// followed it.
+type hit struct {
+	fault history.Fault
+	// victim is the broker id of the target, -1 when it is not a broker
+	// ("zookeeper", "all").
+	victim int32
+	// repair is the first repair step after the fault, nil when none came.
+	repair *history.Fault
+}
+
+// hits lists the steps of action in h, in time order.
+func hits(h *history.History, action string) []hit {
+	var out []hit
+	for i, f := range h.Faults {
+		if f.Action != action {
+			continue
 		}
+		x := hit{fault: f, victim: brokerOf(f.Target)}
+		for j := i + 1; j < len(h.Faults); j++ {
+			if h.Faults[j].Repair {
+				x.repair = &h.Faults[j]
+				break
+			}
+		}
+		out = append(out, x)
 	}
-	return nil
+	return out
+}
+
+// end is when the fault ended: its repair, or never.
+func (x hit) end() time.Time {
+	if x.repair == nil {
+		return time.Now().AddDate(100, 0, 0)
+	}
+	return x.repair.Time
 }
 
 // brokerOf reads the node id from a fault target "broker-N"; -1 otherwise.
@@ -52,7 +80,18 @@ func brokerOf(target string) int32 {
 	return int32(n)
 }
 
-func ago(a, b int64) string { return fmt.Sprintf("%.1f s", float64(a-b)/1000) }
+// lastRequest returns the last produce request for topic to broker victim
+// (to any broker when victim < 0) in the span before at, or nil.
+func lastRequest(xs []history.Exchange, topic string, victim int32, at time.Time, span time.Duration) *history.WireEvent {
+	var last *history.WireEvent
+	for _, x := range xs {
+		q := x.Request
+		if hasTopic(q, topic) && (victim < 0 || q.Broker == victim) && !q.Time.After(at) && q.Time.After(at.Add(-span)) {
+			last = q
+		}
+	}
+	return last
+}
 
 // ProducingAcross: the client was producing to a node an action hit in
 // the 2 s before it hit (to any broker when the node is not a broker), and
@@ -66,31 +105,19 @@ func ProducingAcross(action string) Effect {
 		Requirement: fmt.Sprintf("the client was producing when %q hit and produced again after the repair", action),
 		prove: func(h *history.History) (string, bool) {
 			xs := h.Exchanges()
-			for i, f := range h.Faults {
-				if f.Action != action {
+			for _, x := range hits(h, action) {
+				if x.repair == nil {
 					continue
 				}
-				r := repairAfter(h, i)
-				if r == nil {
+				before := lastRequest(xs, h.Topic, x.victim, x.fault.Time, 2*time.Second)
+				if before == nil {
 					continue
 				}
-				victim := brokerOf(f.Target)
-				var before, after *history.WireEvent
-				for _, x := range xs {
-					q := x.Request
-					if !hasTopic(q, h.Topic) {
-						continue
+				for _, y := range xs {
+					if q := y.Request; hasTopic(q, h.Topic) && q.Time.After(x.repair.Time) {
+						return fmt.Sprintf("a produce request went to broker %d %.2f s before %q, and another %.1f s after %q",
+							before.Broker, x.fault.Time.Sub(before.Time).Seconds(), x.fault.String(), q.Time.Sub(x.repair.Time).Seconds(), x.repair.String()), true
 					}
-					if !q.Time.After(f.Time) && q.Time.After(f.Time.Add(-2*time.Second)) && (victim < 0 || q.Broker == victim) {
-						before = q
-					}
-					if after == nil && q.Time.After(r.Time) {
-						after = q
-					}
-				}
-				if before != nil && after != nil {
-					return fmt.Sprintf("a produce request went to broker %d %.2f s before %q, and another %.1f s after %q",
-						before.Broker, f.Time.Sub(before.Time).Seconds(), f.String(), after.Time.Sub(r.Time).Seconds(), r.String()), true
 				}
 			}
 			return fmt.Sprintf("no %q met a producer that was sending in the 2 s before it and sent again after the repair", action), false
@@ -114,44 +141,34 @@ func CutWhileProducing(action string) Effect {
 				}
 			}
 			xs := h.Exchanges()
-			for i, f := range h.Faults {
-				victim := brokerOf(f.Target)
-				if f.Action != action || victim < 0 {
+			for _, x := range hits(h, action) {
+				if x.victim < 0 {
 					continue
 				}
-				end := time.Now().AddDate(100, 0, 0)
-				if r := repairAfter(h, i); r != nil {
-					end = r.Time
-				}
-				var before *history.WireEvent
-				for _, x := range xs {
-					q := x.Request
-					if q.Broker == victim && hasTopic(q, h.Topic) && !q.Time.After(f.Time) && q.Time.After(f.Time.Add(-2*time.Second)) {
-						before = q
-					}
-				}
+				f, end := x.fault, x.end()
+				before := lastRequest(xs, h.Topic, x.victim, f.Time, 2*time.Second)
 				if before == nil {
 					continue
 				}
 				// A produce request sent around the fault that got no
 				// answer before it ended...
-				for _, x := range xs {
-					q := x.Request
-					if q.Broker == victim && hasTopic(q, h.Topic) && !q.Time.Before(f.Time.Add(-2*time.Second)) && q.Time.Before(end) &&
-						(x.Response == nil || !x.Response.Time.Before(end)) {
+				for _, y := range xs {
+					q := y.Request
+					if q.Broker == x.victim && hasTopic(q, h.Topic) && !q.Time.Before(f.Time.Add(-2*time.Second)) && q.Time.Before(end) &&
+						(y.Response == nil || !y.Response.Time.Before(end)) {
 						return fmt.Sprintf("a produce request went to broker %d %.2f s before %q, and one sent at %+.1f s from it got no answer while it lasted",
-							victim, f.Time.Sub(before.Time).Seconds(), f.String(), q.Time.Sub(f.Time).Seconds()), true
+							x.victim, f.Time.Sub(before.Time).Seconds(), f.String(), q.Time.Sub(f.Time).Seconds()), true
 					}
 				}
 				// ... or a connection opened while it lasted that never got
 				// an answer (a cut broker answers not even ApiVersions).
 				for _, e := range h.Wire {
-					if e.Kind != history.Unanswered || e.Broker != victim {
+					if e.Kind != history.Unanswered || e.Broker != x.victim {
 						continue
 					}
 					if open, ok := opened[e.Conn]; ok && !open.Before(f.Time) && open.Before(end) {
 						return fmt.Sprintf("a produce request went to broker %d %.2f s before %q, and a connection opened %.1f s into it got no answer",
-							victim, f.Time.Sub(before.Time).Seconds(), f.String(), open.Sub(f.Time).Seconds()), true
+							x.victim, f.Time.Sub(before.Time).Seconds(), f.String(), open.Sub(f.Time).Seconds()), true
 					}
 				}
 			}
@@ -167,16 +184,12 @@ func ProducingTo(action string) Effect {
 		Requirement: fmt.Sprintf("the client was producing to a broker when %q hit it", action),
 		prove: func(h *history.History) (string, bool) {
 			xs := h.Exchanges()
-			for _, f := range h.Faults {
-				victim := brokerOf(f.Target)
-				if f.Action != action || victim < 0 {
+			for _, x := range hits(h, action) {
+				if x.victim < 0 {
 					continue
 				}
-				for _, x := range xs {
-					q := x.Request
-					if q.Broker == victim && hasTopic(q, h.Topic) && !q.Time.After(f.Time) && q.Time.After(f.Time.Add(-10*time.Second)) {
-						return fmt.Sprintf("a produce request went to broker %d %.1f s before %q", victim, f.Time.Sub(q.Time).Seconds(), f.String()), true
-					}
+				if q := lastRequest(xs, h.Topic, x.victim, x.fault.Time, 10*time.Second); q != nil {
+					return fmt.Sprintf("a produce request went to broker %d %.1f s before %q", x.victim, x.fault.Time.Sub(q.Time).Seconds(), x.fault.String()), true
 				}
 			}
 			return fmt.Sprintf("no produce request went to a broker in the 10 s before %q hit it", action), false
@@ -192,21 +205,18 @@ func HeldPast(action string, d time.Duration) Effect {
 		Requirement: fmt.Sprintf("a produce request was held by %q for at least %s before it was answered", action, d),
 		prove: func(h *history.History) (string, bool) {
 			xs := h.Exchanges()
-			for i, f := range h.Faults {
-				if f.Action != action {
-					continue
-				}
-				r := repairAfter(h, i)
+			for _, x := range hits(h, action) {
+				f, r := x.fault, x.repair
 				if r == nil || r.Time.Sub(f.Time) < d {
 					continue
 				}
-				for _, x := range xs {
-					q := x.Request
-					if q.Time.Before(f.Time) || q.Time.After(r.Time) || !hasTopic(q, h.Topic) || x.Response == nil || x.Response.Time.Before(r.Time) {
+				for _, y := range xs {
+					q := y.Request
+					if q.Time.Before(f.Time) || q.Time.After(r.Time) || !hasTopic(q, h.Topic) || y.Response == nil || y.Response.Time.Before(r.Time) {
 						continue
 					}
 					return fmt.Sprintf("a produce request taken %.1f s into %q was answered %.1f s later, after %q",
-						q.Time.Sub(f.Time).Seconds(), f.String(), x.Response.Time.Sub(q.Time).Seconds(), r.String()), true
+						q.Time.Sub(f.Time).Seconds(), f.String(), y.Response.Time.Sub(q.Time).Seconds(), r.String()), true
 				}
 			}
 			return fmt.Sprintf("no produce request was held by %q for %s and answered after it", action, d), false

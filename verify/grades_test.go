@@ -147,13 +147,7 @@ func TestRejectedGapIsNonStrict(t *testing.T) {
 	if x == nil || x.Sequence != 6 || x.Expected != 2 || *x.InLog {
 		t.Fatalf("gap finding: %+v", x)
 	}
-	n := 0
-	for _, y := range v.Violations {
-		if y.Grade == NonStrict {
-			n++
-		}
-	}
-	if n != 1 {
+	if n := count(v, func(y Violation) bool { return y.Grade == NonStrict }); n != 1 {
 		t.Errorf("one gap, %d NON-STRICT findings: %s", n, v.Paragraph)
 	}
 	if v.First(EpochBump) == nil {

@@ -131,12 +131,13 @@ func (v *Verdict) paragraph() string {
 	var b strings.Builder
 	if len(v.Inconclusive) > 0 {
 		fmt.Fprintf(&b, "Inconclusive: %s.", strings.Join(v.Inconclusive, "; "))
-		if len(v.Violations) == 0 || v.Grade == Inconclusive {
-			if len(v.Violations) > 0 {
-				fmt.Fprintf(&b, " %d findings were not graded on it.", len(v.Violations))
+		if v.Grade == Inconclusive {
+			if n := len(v.Violations); n > 0 {
+				fmt.Fprintf(&b, " %d findings were not graded on it.", n)
 			}
 			return b.String()
 		}
+		// Only a FAILED finding outranks an inconclusive history.
 		b.WriteString(" ")
 	}
 	if len(v.Violations) == 0 {

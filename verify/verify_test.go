@@ -21,6 +21,19 @@ func mustPass(t *testing.T, v *Verdict) {
 	}
 }
 
+// count counts the findings of v that keep holds for.
+func count(v *Verdict, keep func(Violation) bool) int {
+	n := 0
+	for _, x := range v.Violations {
+		if keep(x) {
+			n++
+		}
+	}
+	return n
+}
+
+func ofCheck(id CheckID) func(Violation) bool { return func(x Violation) bool { return x.Check == id } }
+
 // mustFail wants a FAILED verdict with a finding of check id.
 func mustFail(t *testing.T, v *Verdict, id CheckID) *Violation {
 	t.Helper()
@@ -169,13 +182,7 @@ func TestSequenceGap(t *testing.T) {
 		t.Errorf("gap violation: %+v", x)
 	}
 	// The wire and the log both show it: one deviation, one finding.
-	n := 0
-	for _, x := range v.Violations {
-		if x.Check == SequenceContinuity {
-			n++
-		}
-	}
-	if n != 1 {
+	if n := count(v, ofCheck(SequenceContinuity)); n != 1 {
 		t.Errorf("%d sequence-continuity findings, want 1: %s", n, v.Paragraph)
 	}
 }
@@ -267,12 +274,7 @@ func TestViolationsAreCapped(t *testing.T) {
 		b.send(0, 1, 0, 10*(i+1), 1, 0) // a gap every time
 	}
 	v := Check(&b.h, Options{MaxPerCheck: 5})
-	n := 0
-	for _, x := range v.Violations {
-		if x.Check == SequenceContinuity {
-			n++
-		}
-	}
+	n := count(v, ofCheck(SequenceContinuity))
 	// 50 gaps, each on the wire and in the log: one finding each.
 	if n != 5 || v.Omitted[SequenceContinuity] != 45 {
 		t.Errorf("kept %d, omitted %d", n, v.Omitted[SequenceContinuity])
