@@ -7,6 +7,7 @@ package driver
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -31,14 +32,30 @@ const (
 	// Reference is kconform's reference producer: the bundled franz-go
 	// producer with one record per partition in flight, strict in every
 	// scenario, against which brokers are judged. It is the default.
-	Reference  = "reference"
-	Librdkafka = "librdkafka"
-	Java       = "java"
+	Reference   = "reference"
+	Librdkafka  = "librdkafka"
+	Java        = "java"
+	KafkaJS     = "kafkajs"
+	AIOKafka    = "aiokafka"
+	KafkaPython = "kafka-python"
 )
 
-// JavaToolsVersion is the kafka-tools release whose VerifiableProducer the
-// java driver runs.
-const JavaToolsVersion = "4.4.0"
+// JavaVersions are the Kafka releases whose Java client the java drivers
+// run, by driver name: the newest 2.8, 3.x and 4.x on Maven Central.
+// "java" is another name for the newest.
+var JavaVersions = map[string]string{
+	"java-2.8": "2.8.2",
+	"java-3.9": "3.9.2",
+	"java-4.x": "4.4.0",
+}
+
+// Pinned versions of the JavaScript and Python clients; the lock files
+// under producer/kafkajs and producer/python pin the same.
+const (
+	KafkaJSVersion     = "2.2.4"
+	AIOKafkaVersion    = "0.14.0"
+	KafkaPythonVersion = "3.0.12"
+)
 
 // Builtin lists the drivers shipped with kconform and what each one is.
 var Builtin = map[string]string{
@@ -46,7 +63,12 @@ var Builtin = map[string]string{
 	"franz-go":         "franz-go kgo with its default settings, in process (up to 5 produce requests in flight per broker)",
 	"librdkafka-1.8.2": "confluent-kafka-go v1.8.2 with its bundled librdkafka 1.8.2 (producer/rdkafka-1.8.2)",
 	"librdkafka":       "the newest confluent-kafka-go v2 with its bundled librdkafka (producer/rdkafka)",
-	"java":             "Kafka's org.apache.kafka.tools.VerifiableProducer " + JavaToolsVersion + " on the host's JRE (producer/java)",
+	"java-2.8":         "the Java client of Kafka " + JavaVersions["java-2.8"] + " through its own VerifiableProducer (producer/java)",
+	"java-3.9":         "the Java client of Kafka " + JavaVersions["java-3.9"] + " through its own VerifiableProducer (producer/java)",
+	"java-4.x":         "the Java client of Kafka " + JavaVersions["java-4.x"] + " through its own VerifiableProducer (producer/java); also called java",
+	"kafkajs":          "KafkaJS " + KafkaJSVersion + " on the host's Node.js, idempotent with maxInFlightRequests 1 (producer/kafkajs)",
+	"aiokafka":         "aiokafka " + AIOKafkaVersion + " on the host's Python 3, enable_idempotence (producer/python)",
+	"kafka-python":     "kafka-python " + KafkaPythonVersion + " on the host's Python 3, enable_idempotence (producer/python)",
 }
 
 // StopGrace is how long a driver may take to finish after SIGTERM before
@@ -84,8 +106,17 @@ func Lookup(name string) (*Driver, error) {
 		return &Driver{Name: name, Family: Librdkafka, prepare: goBuild("producer/rdkafka-1.8.2", "kconform-rdkafka-1.8.2")}, nil
 	case "librdkafka":
 		return &Driver{Name: name, Family: Librdkafka, prepare: goBuild("producer/rdkafka", "kconform-rdkafka")}, nil
-	case Java:
-		return &Driver{Name: name, Family: Java, prepare: javaTools}, nil
+	case Java, "java-2.8", "java-3.9", "java-4.x":
+		if name == Java {
+			name = "java-4.x"
+		}
+		return &Driver{Name: name, Family: Java, prepare: javaTools(JavaVersions[name])}, nil
+	case KafkaJS:
+		return &Driver{Name: name, Family: KafkaJS, prepare: nodeInstall}, nil
+	case AIOKafka:
+		return &Driver{Name: name, Family: AIOKafka, prepare: pythonVenv("aiokafka_driver.py")}, nil
+	case KafkaPython:
+		return &Driver{Name: name, Family: KafkaPython, prepare: pythonVenv("kafka_python_driver.py")}, nil
 	}
 	if strings.ContainsAny(name, " /") || isExecutable(name) {
 		return &Driver{Name: name, command: []string{"sh", "-c", name + ` "$@"`, "driver"}}, nil
@@ -172,24 +203,127 @@ func goBuild(dir, binary string) func(context.Context, string, io.Writer) ([]str
 	}
 }
 
-// javaTools resolves kafka-tools from Maven Central into the cache and
-// returns the java driver's script.
-func javaTools(ctx context.Context, root string, progress io.Writer) ([]string, error) {
-	if _, err := exec.LookPath("java"); err != nil {
-		return nil, errors.New("java is not installed: install a JRE 17 (apt-get install openjdk-17-jre-headless)")
+// CacheDir is where built-in drivers keep what they install: KCONFORM_CACHE,
+// or ~/.cache/kconform.
+func CacheDir() string {
+	if c := os.Getenv("KCONFORM_CACHE"); c != "" {
+		return c
 	}
-	cache := os.Getenv("KCONFORM_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "kconform")
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "kconform")
+}
+
+// javaTools resolves kafka-tools at version from Maven Central into the
+// cache and returns the java driver's script.
+func javaTools(version string) func(context.Context, string, io.Writer) ([]string, error) {
+	return func(ctx context.Context, root string, progress io.Writer) ([]string, error) {
+		if _, err := exec.LookPath("java"); err != nil {
+			return nil, errors.New("java is not installed: install a JRE 17 (apt-get install openjdk-17-jre-headless)")
+		}
+		dest := filepath.Join(CacheDir(), "kafka-tools-"+version)
+		cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "docker/kafka/resolve.sh"), version, dest, "kafka-tools")
+		cmd.Stderr = progress
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("resolve kafka-tools %s: %w", version, err)
+		}
+		return []string{"bash", filepath.Join(root, "producer/java/driver.sh"), "--libs", filepath.Join(dest, "libs")}, nil
 	}
-	dest := filepath.Join(cache, "kafka-tools-"+JavaToolsVersion)
-	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "docker/kafka/resolve.sh"), JavaToolsVersion, dest, "kafka-tools")
-	cmd.Stderr = progress
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("resolve kafka-tools %s: %w", JavaToolsVersion, err)
+}
+
+// installed runs install into a fresh folder named for the hash of the
+// lock files under src, unless a finished one exists, and returns it. A
+// changed lock file gets a new folder; a failed install leaves nothing.
+func installed(ctx context.Context, src, name string, lockFiles []string, progress io.Writer,
+	install func(ctx context.Context, dir string) error) (string, error) {
+	h := sha256.New()
+	for _, f := range lockFiles {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			return "", err
+		}
+		h.Write(b)
 	}
-	return []string{"bash", filepath.Join(root, "producer/java/driver.sh"), "--libs", filepath.Join(dest, "libs")}, nil
+	dir := filepath.Join(CacheDir(), fmt.Sprintf("%s-%x", name, h.Sum(nil)[:6]))
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+		return dir, nil
+	}
+	_ = os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	start := time.Now()
+	fmt.Fprintf(progress, "kconform: installing %s into %s (first use)...\n", name, dir)
+	// Installed in place: a virtual environment does not survive a move.
+	if err := install(ctx, dir); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(progress, "kconform: installed %s in %s\n", name, time.Since(start).Round(100*time.Millisecond))
+	return dir, nil
+}
+
+// runQuiet runs a command and returns its last output line on failure.
+func runQuiet(ctx context.Context, dir string, args ...string) error {
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, lastLine(string(b)))
+	}
+	return nil
+}
+
+// nodeInstall installs KafkaJS from the npm registry, as pinned by
+// producer/kafkajs/package-lock.json, and returns the KafkaJS driver.
+func nodeInstall(ctx context.Context, root string, progress io.Writer) ([]string, error) {
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return nil, fmt.Errorf("%s is not installed: install Node.js 18 or newer with npm (apt-get install nodejs npm)", tool)
+		}
+	}
+	src := filepath.Join(root, "producer/kafkajs")
+	lock := []string{"package.json", "package-lock.json"}
+	dir, err := installed(ctx, src, "kafkajs", lock, progress, func(ctx context.Context, dir string) error {
+		for _, f := range lock {
+			b, err := os.ReadFile(filepath.Join(src, f))
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+				return err
+			}
+		}
+		return runQuiet(ctx, dir, "npm", "ci", "--omit=dev", "--no-audit", "--no-fund")
+	})
+	if err != nil {
+		return nil, fmt.Errorf("install kafkajs: %w", err)
+	}
+	return []string{"env", "NODE_PATH=" + filepath.Join(dir, "node_modules"), "node", filepath.Join(src, "driver.js")}, nil
+}
+
+// pythonVenv installs the Python clients from PyPI into a virtual
+// environment, as pinned by producer/python/requirements.txt, and returns
+// the driver script run by its interpreter.
+func pythonVenv(script string) func(context.Context, string, io.Writer) ([]string, error) {
+	return func(ctx context.Context, root string, progress io.Writer) ([]string, error) {
+		if _, err := exec.LookPath("python3"); err != nil {
+			return nil, errors.New("python3 is not installed: install Python 3.9 or newer with venv (apt-get install python3 python3-venv)")
+		}
+		src := filepath.Join(root, "producer/python")
+		dir, err := installed(ctx, src, "python-clients", []string{"requirements.txt"}, progress, func(ctx context.Context, dir string) error {
+			if err := runQuiet(ctx, dir, "python3", "-m", "venv", dir); err != nil {
+				return fmt.Errorf("%w (Debian needs apt-get install python3-venv)", err)
+			}
+			return runQuiet(ctx, dir, filepath.Join(dir, "bin/pip"), "install", "--quiet", "--no-deps",
+				"--disable-pip-version-check", "-r", filepath.Join(src, "requirements.txt"))
+		})
+		if err != nil {
+			return nil, fmt.Errorf("install python clients: %w", err)
+		}
+		return []string{filepath.Join(dir, "bin/python"), "-u", filepath.Join(src, script)}, nil
+	}
 }
 
 // Args renders the contract's flags for a run. Settings go as repeated
@@ -307,6 +441,48 @@ func (d *Driver) Settings(cfg producer.Config, byFamily map[string]map[string]st
 		// VerifiableProducer sets retries=0, which the idempotent
 		// producer refuses: put back the client's default.
 		s["retries"] = "2147483647"
+		if cfg.Retries > 0 {
+			s["retries"] = strconv.Itoa(cfg.Retries)
+		}
+	case KafkaJS:
+		if cfg.RequestTimeout > 0 {
+			s["requestTimeout"] = ms(cfg.RequestTimeout)
+		}
+		if cfg.Retries > 0 {
+			s["retry.retries"] = strconv.Itoa(cfg.Retries)
+		}
+		// KafkaJS has no delivery timeout and no linger: a send's retries
+		// bound it, and each send leaves at once. maxInFlightRequests stays
+		// 1, as its documentation requires for the idempotent producer.
+	case AIOKafka:
+		if cfg.RequestTimeout > 0 {
+			s["request_timeout_ms"] = ms(cfg.RequestTimeout)
+		}
+		if cfg.Linger > 0 {
+			s["linger_ms"] = ms(cfg.Linger)
+		}
+		// aiokafka has no delivery timeout, retry count or in-flight
+		// setting: a batch expires after request_timeout_ms without a
+		// leader, it retries otherwise, one request per broker at a time.
+	case KafkaPython:
+		req := cfg.RequestTimeout
+		if req == 0 {
+			req = 30 * time.Second
+		}
+		if cfg.RequestTimeout > 0 {
+			s["request_timeout_ms"] = ms(cfg.RequestTimeout)
+		}
+		if cfg.Linger > 0 {
+			s["linger_ms"] = ms(cfg.Linger)
+		}
+		// As for Java: its largest timeout stands for "never".
+		s["delivery_timeout_ms"] = "2147483647"
+		if cfg.DeliveryTimeout > 0 {
+			s["delivery_timeout_ms"] = ms(max(cfg.DeliveryTimeout, req+cfg.Linger))
+		}
+		if cfg.MaxInFlight > 0 {
+			s["max_in_flight_requests_per_connection"] = strconv.Itoa(cfg.MaxInFlight)
+		}
 		if cfg.Retries > 0 {
 			s["retries"] = strconv.Itoa(cfg.Retries)
 		}

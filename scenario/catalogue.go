@@ -36,6 +36,22 @@ var compressedRdkafka = map[string]string{
 // compressedJava are the Java client's matching timers.
 var compressedJava = map[string]string{"metadata.max.age.ms": "3000", "retry.backoff.ms": "250", "reconnect.backoff.max.ms": "500"}
 
+// compressedKafkaJS scales KafkaJS's timers with the outage (20 minutes to
+// 20 seconds): metadataMaxAge (default 300000 ms) as the other clients'
+// metadata age, and retry.maxRetryTime, the longest pause between a send's
+// retries (default 30000 ms, 1/40 of the real outage), to 500 ms, 1/40 of
+// the compressed one. The retry count (5) stays the client's default.
+var compressedKafkaJS = map[string]string{"metadataMaxAge": "3000", "retry.maxRetryTime": "500"}
+
+// compressedAIOKafka scales aiokafka's metadata age (default 300000 ms) as
+// the other clients'; its retry backoff (100 ms) is already short.
+var compressedAIOKafka = map[string]string{"metadata_max_age_ms": "3000"}
+
+// compressedKafkaPython scales kafka-python's metadata age as the other
+// clients' and its longest reconnect backoff (default 30000 ms, 1/40 of the
+// real outage) to 500 ms, 1/40 of the compressed one.
+var compressedKafkaPython = map[string]string{"metadata_max_age_ms": "3000", "reconnect_backoff_max_ms": "500"}
+
 // Seed is the founding case: the whole cluster, ZooKeeper or controllers
 // included, SIGKILLed, down for down, restarted one node at a time, the
 // producer running throughout.
@@ -44,8 +60,11 @@ func Seed(down time.Duration) Scenario {
 		Name:     "seed",
 		Producer: producer.Config{Extra: compressedFranz},
 		ClientSettings: map[string]map[string]string{
-			driver.Librdkafka: compressedRdkafka,
-			driver.Java:       compressedJava,
+			driver.Librdkafka:  compressedRdkafka,
+			driver.Java:        compressedJava,
+			driver.KafkaJS:     compressedKafkaJS,
+			driver.AIOKafka:    compressedAIOKafka,
+			driver.KafkaPython: compressedKafkaPython,
 		},
 		// The outage must meet a producer that is sending, and the
 		// producer must outlive it, or the restart tests nothing.

@@ -1,0 +1,160 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/producer"
+)
+
+// TestClientDriversAgainstKfake runs each installed-on-use client driver
+// against kfake until a SIGTERM stops it, and checks its event output:
+// every record sent has one outcome, acknowledged ones carry distinct
+// offsets per partition, counters run from 0 in each partition, and the
+// driver ends with tool_data and shutdown_complete. It installs the
+// clients on first use (Maven Central, npm, PyPI); without a runtime it is
+// skipped, unless KCONFORM_REQUIRE_CLIENTS=1 (make test) makes that fail.
+func TestClientDriversAgainstKfake(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs clients on first use")
+	}
+	for _, name := range []string{"kafkajs", "aiokafka", "kafka-python", "java-2.8", "java-3.9", "java-4.x"} {
+		t.Run(name, func(t *testing.T) {
+			d, err := Lookup(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			if err := d.Prepare(ctx, os.Stderr); err != nil {
+				if strings.Contains(err.Error(), "is not installed") && os.Getenv("KCONFORM_REQUIRE_CLIENTS") == "" {
+					t.Skip(err)
+				}
+				t.Fatal(err)
+			}
+			c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(3, "t"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			cfg := producer.Config{Brokers: c.ListenAddrs(), Topic: "t", Partitions: 3, Rate: 300, RunID: "r1"}
+			var out, logs bytes.Buffer
+			runCtx, stop := context.WithTimeout(ctx, 12*time.Second)
+			defer stop()
+			if err := d.Run(runCtx, cfg, d.Settings(cfg, nil), &out, &logs); err != nil {
+				t.Fatalf("run: %v\nlogs:\n%s", err, tail(logs.String()))
+			}
+			read, err := history.ReadClientEvents(&out, "r1")
+			if err != nil || len(read.Unreadable) > 0 {
+				t.Fatalf("events: %v %v", err, read.Unreadable)
+			}
+			checkEvents(t, read.Events, d.Family == Java)
+			if t.Failed() {
+				t.Logf("logs:\n%s", tail(logs.String()))
+			}
+		})
+	}
+}
+
+// checkEvents checks a stopped driver's events as described above; run
+// counters (Java's VerifiableProducer) count across partitions.
+func checkEvents(t *testing.T, events []history.ClientEvent, runWide bool) {
+	t.Helper()
+	names := map[string]int{}
+	seenOffset := map[int32]map[int64]bool{}
+	outcome := map[[2]int64]int{}
+	var sent int64 = -1
+	for _, e := range events {
+		names[e.Name]++
+		switch e.Name {
+		case history.SendSuccess:
+			if e.Offset < 0 || e.Partition < 0 {
+				t.Errorf("success without partition or offset: %+v", e)
+			}
+			if seenOffset[e.Partition] == nil {
+				seenOffset[e.Partition] = map[int64]bool{}
+			}
+			if seenOffset[e.Partition][e.Offset] {
+				t.Errorf("offset %d of partition %d acknowledged twice", e.Offset, e.Partition)
+			}
+			seenOffset[e.Partition][e.Offset] = true
+			fallthrough
+		case history.SendError:
+			if e.Counter < 0 {
+				t.Errorf("outcome without counter: %+v", e)
+			}
+			key := [2]int64{int64(e.Partition), e.Counter}
+			if runWide {
+				key[0] = -1
+			}
+			outcome[key]++
+		case history.ToolData:
+			sent = e.Sent
+		}
+	}
+	if names[history.StartupComplete] != 1 || names[history.ShutdownComplete] != 1 {
+		t.Errorf("want one startup_complete and one shutdown_complete, got %v", names)
+	}
+	if names[history.SendSuccess] < 100 {
+		t.Errorf("want at least 100 acknowledged records in 12 s at 300/s, got %v", names)
+	}
+	if names[history.SendError] > 0 {
+		t.Errorf("kfake never fails a record, got %d errors", names[history.SendError])
+	}
+	for k, n := range outcome {
+		if n != 1 {
+			t.Errorf("record %v has %d outcomes", k, n)
+		}
+	}
+	if runWide {
+		return // VerifiableProducer prints no tool_data with a sent count
+	}
+	if sent != int64(len(outcome)) {
+		t.Errorf("tool_data says %d sent, %d records have an outcome", sent, len(outcome))
+	}
+	for p := int32(0); p < 3; p++ {
+		for c := int64(0); c < int64(names[history.SendSuccess])/3-1; c++ {
+			if outcome[[2]int64{int64(p), c}] == 0 {
+				t.Errorf("partition %d: counter %d has no outcome", p, c)
+				break
+			}
+		}
+	}
+}
+
+func tail(s string) string {
+	if len(s) > 4000 {
+		return s[len(s)-4000:]
+	}
+	return s
+}
+
+// TestMissingRuntimeIsOneLine: a client whose runtime is not on PATH says
+// in one line what to install.
+func TestMissingRuntimeIsOneLine(t *testing.T) {
+	prepared.Lock()
+	saved := prepared.commands
+	prepared.commands = map[string][]string{}
+	prepared.Unlock()
+	t.Cleanup(func() { prepared.Lock(); prepared.commands = saved; prepared.Unlock() })
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("KCONFORM_ROOT", t.TempDir())
+	for _, name := range []string{"kafkajs", "aiokafka", "kafka-python", "java-2.8"} {
+		d, _ := Lookup(name)
+		err := d.Prepare(context.Background(), nil)
+		if err == nil || !strings.Contains(err.Error(), "is not installed: install") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s without its runtime: %v", name, err)
+		}
+	}
+	if _, err := exec.LookPath("node"); err == nil {
+		t.Fatal("PATH was not emptied")
+	}
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+// driver.js is kconform's KafkaJS driver: KafkaJS's idempotent producer
+// (idempotent: true, maxInFlightRequests: 1, as KafkaJS's documentation
+// requires) behind kconform's driver contract (see the README): settings from
+// flags or KCONFORM_* environment variables, one JSON event per line on
+// stdout, the client's own logs on stderr, and a clean stop on SIGTERM.
+//
+// Each partition has at most one producer.send() under way, holding every
+// record queued for it since the last one (a linger of one round trip):
+// a send's outcome is then exactly its records' outcome. KafkaJS rejects a
+// send that spans brokers as a whole even when some brokers wrote their
+// part, so a send across partitions could not report records one by one.
+//
+//   driver.js --brokers a,b --topic t --partitions n --run-id id
+//             [--count n] [--rate r] [--set key=value]...
+//
+// A --set key is a KafkaJS option in KafkaJS's own spelling: producer
+// options (metadataMaxAge, maxInFlightRequests, idempotent,
+// allowAutoTopicCreation), send options (send.timeout, send.acks) or else
+// client options, nested with dots (retry.maxRetryTime, requestTimeout).
+'use strict'
+const { Kafka, logLevel } = require('kafkajs')
+
+const PAYLOAD_PREFIX = 'kc:'
+const QUEUE_LIMIT = 10000 // records waiting per partition before the generator waits, like a client's buffer
+
+function parseArgs(argv) {
+  const env = process.env
+  const a = {
+    brokers: env.KCONFORM_BROKERS || '', topic: env.KCONFORM_TOPIC || '',
+    partitions: Number(env.KCONFORM_PARTITIONS || 1), count: Number(env.KCONFORM_COUNT || 0),
+    rate: Number(env.KCONFORM_RATE || 0), runId: env.KCONFORM_RUN_ID || '', set: [],
+  }
+  for (let i = 0; i < argv.length; i += 2) {
+    const [flag, value] = [argv[i], argv[i + 1]]
+    if (value === undefined) throw new Error(`${flag}: missing value`)
+    switch (flag) {
+      case '--brokers': a.brokers = value; break
+      case '--topic': a.topic = value; break
+      case '--partitions': a.partitions = Number(value); break
+      case '--count': a.count = Number(value); break
+      case '--rate': a.rate = Number(value); break
+      case '--run-id': a.runId = value; break
+      case '--set': a.set.push(value); break
+      default: throw new Error(`unknown flag ${flag}`)
+    }
+  }
+  if (!a.brokers || !a.topic || !a.runId || !(a.partitions >= 1)) {
+    throw new Error('need --brokers, --topic, --run-id and --partitions >= 1')
+  }
+  return a
+}
+
+// settingValue reads a --set value as the JSON type it spells (numbers,
+// booleans), or as a string.
+function settingValue(v) {
+  try { return JSON.parse(v) } catch { return v }
+}
+
+function put(obj, path, value) {
+  const keys = path.split('.')
+  let o = obj
+  for (const k of keys.slice(0, -1)) o = (o[k] = o[k] || {})
+  o[keys[keys.length - 1]] = value
+}
+
+const PRODUCER_OPTIONS = new Set(['metadataMaxAge', 'maxInFlightRequests', 'idempotent', 'allowAutoTopicCreation', 'transactionTimeout'])
+
+function configs(a) {
+  const client = { clientId: 'kconform', brokers: a.brokers.split(','), logLevel: logLevel.INFO }
+  const producer = { idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false }
+  const send = { acks: -1 }
+  for (const kv of a.set) {
+    const i = kv.indexOf('=')
+    if (i <= 0) throw new Error(`--set ${kv}: want key=value`)
+    const key = kv.slice(0, i); const value = settingValue(kv.slice(i + 1))
+    if (key.startsWith('send.')) put(send, key.slice(5), value)
+    else if (key === 'logLevel') client.logLevel = logLevel[String(value).toUpperCase()]
+    else if (PRODUCER_OPTIONS.has(key.split('.')[0])) put(producer, key, value)
+    else put(client, key, value)
+  }
+  return { client, producer, send }
+}
+
+// emit writes one event line; stdout is a pipe, whose writes Node keeps in
+// order.
+function emit(e) {
+  process.stdout.write(JSON.stringify({ timestamp: Date.now(), ...e }) + '\n')
+}
+
+// logCreator sends KafkaJS's own log to stderr as one line per entry.
+const logCreator = () => ({ namespace, level, label, log }) => {
+  const { message, timestamp, logger, ...extra } = log
+  process.stderr.write(`${timestamp} ${label} [${namespace}] ${message} ${JSON.stringify(extra)}\n`)
+}
+
+async function main() {
+  const a = parseArgs(process.argv.slice(2))
+  const cfg = configs(a)
+  const kafka = new Kafka({ ...cfg.client, logCreator })
+  const producer = kafka.producer(cfg.producer)
+  let stopping = false
+  let wake = () => {}
+  const stop = () => { stopping = true; wake() }
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
+
+  let sent = 0; let acked = 0
+  const queues = Array.from({ length: a.partitions }, () => [])
+  const busy = new Array(a.partitions).fill(null)
+
+  const outcome = (part, recs, err, meta) => {
+    for (let i = 0; i < recs.length; i++) {
+      const r = recs[i]
+      const base = { topic: a.topic, partition: part, counter: r.counter, run_id: a.runId, value: r.value }
+      if (err) {
+        emit({ name: 'producer_send_error', ...base, exception: err.type || err.name, message: err.message })
+      } else {
+        acked++
+        const off = meta && meta.baseOffset !== undefined ? Number(meta.baseOffset) + i : -1
+        emit({ name: 'producer_send_success', ...base, offset: off })
+      }
+    }
+  }
+
+  const flush = (part) => {
+    if (busy[part] || queues[part].length === 0) return
+    const recs = queues[part]; queues[part] = []
+    busy[part] = producer.send({
+      ...cfg.send, topic: a.topic,
+      messages: recs.map(r => ({ value: r.value, partition: part })),
+    }).then(res => {
+      const meta = res.find(m => m.partition === part)
+      outcome(part, recs, null, meta)
+    }, err => outcome(part, recs, err)).finally(() => {
+      busy[part] = null
+      flush(part)
+      wake()
+    })
+  }
+
+  await producer.connect()
+  process.stderr.write(`kafkajs driver: kafkajs ${require('kafkajs/package.json').version}, node ${process.version}\n`)
+  emit({ name: 'startup_complete' })
+
+  const counters = new Array(a.partitions).fill(0)
+  const interval = a.rate > 0 ? 1000 / a.rate : 0
+  const start = Date.now()
+  for (let i = 0; !stopping && (a.count === 0 || i < a.count); i++) {
+    const part = i % a.partitions
+    while (queues[part].length >= QUEUE_LIMIT && !stopping) {
+      await new Promise(r => { wake = r })
+    }
+    if (stopping) break
+    const c = counters[part]++
+    queues[part].push({ counter: c, value: `${PAYLOAD_PREFIX}${a.runId}:${part}:${c}` })
+    sent++
+    flush(part)
+    if (interval > 0) {
+      const due = start + (i + 1) * interval - Date.now()
+      if (due > 0) await new Promise(r => { const t = setTimeout(r, due); wake = () => { clearTimeout(t); r() } })
+    } else if (i % 100 === 99) {
+      await new Promise(r => setImmediate(r))
+    }
+  }
+  // Records under way still get their outcome, within kconform's stop grace.
+  const deadline = Date.now() + 20000
+  for (;;) {
+    for (let p = 0; p < a.partitions; p++) flush(p)
+    const pending = busy.filter(Boolean)
+    if (pending.length === 0 || Date.now() > deadline) break
+    await Promise.race([Promise.allSettled(pending), new Promise(r => setTimeout(r, deadline - Date.now()))])
+  }
+  for (let p = 0; p < a.partitions; p++) {
+    if (queues[p].length) outcome(p, queues[p], { name: 'KafkaJSNotSent', message: 'not sent before the stop' })
+    queues[p] = []
+  }
+  await producer.disconnect().catch(() => {})
+  emit({ name: 'tool_data', sent, acked })
+  emit({ name: 'shutdown_complete' })
+}
+
+main().then(() => process.exit(0), err => {
+  process.stderr.write(`kafkajs driver: ${err && err.message}\n`)
+  process.exit(2)
+})

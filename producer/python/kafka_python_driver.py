@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""kconform's kafka-python driver: kafka-python's idempotent producer
+(enable_idempotence=True, acks="all") behind kconform's driver contract
+(contract.py). kafka-python batches records per partition on its sender
+thread; each record's future gives its outcome."""
+import logging
+import signal
+import sys
+import threading
+import time
+
+import kafka
+
+import contract
+
+
+def main():
+    a = contract.parse_args("kafka-python")
+    conf = {"bootstrap_servers": a.brokers.split(","), "enable_idempotence": True, "acks": "all",
+            "client_id": "kconform"}
+    conf.update(contract.settings(a.set))
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    producer = kafka.KafkaProducer(**conf)
+    out = contract.Outcomes(a)
+    print(f"kafka-python driver: kafka-python {kafka.__version__}, python {sys.version.split()[0]}", file=sys.stderr)
+    contract.emit(name="startup_complete")
+
+    counters = [0] * a.partitions
+    interval = 1 / a.rate if a.rate > 0 else 0
+    start = time.monotonic()
+    i = 0
+    while not stop.is_set() and (a.count == 0 or i < a.count):
+        part = i % a.partitions
+        c = counters[part]
+        counters[part] += 1
+        out.sent += 1
+        try:
+            # send blocks while the buffer is full (max_block_ms).
+            fut = producer.send(a.topic, value=contract.payload(a.run_id, part, c), partition=part)
+        except Exception as e:  # refused before it was queued
+            out.error(part, c, e)
+        else:
+            fut.add_callback(lambda md, p=part, n=c: out.success(p, n, md.offset))
+            fut.add_errback(lambda e, p=part, n=c: out.error(p, n, e))
+        i += 1
+        if interval:
+            delay = start + i * interval - time.monotonic()
+            if delay > 0:
+                stop.wait(delay)
+    # Records under way still get their outcome, within kconform's stop grace.
+    try:
+        producer.flush(timeout=20)
+    except Exception as e:
+        print(f"kafka-python driver: flush: {e!r}", file=sys.stderr)
+    producer.close(timeout=5)
+    out.done()
+
+
+if __name__ == "__main__":
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                        format="%(asctime)s %(levelname)s [%(name)s] %(message)s")
+    main()
