@@ -55,6 +55,9 @@ const (
 	KafkaJSVersion     = "2.2.4"
 	AIOKafkaVersion    = "0.14.0"
 	KafkaPythonVersion = "3.0.12"
+	// LibrdkafkaVersion is the librdkafka bundled by the confluent-kafka-go
+	// that producer/rdkafka pins.
+	LibrdkafkaVersion = "2.11.1"
 )
 
 // Builtin lists the drivers shipped with kconform and what each one is.
@@ -128,6 +131,28 @@ func Lookup(name string) (*Driver, error) {
 func isExecutable(name string) bool {
 	_, err := exec.LookPath(name)
 	return err == nil
+}
+
+// Version is the client library's version the driver runs, or "" for a
+// user's command.
+func (d *Driver) Version() string {
+	switch d.Name {
+	case Reference, FranzGo:
+		return "franz-go " + producer.FranzGoVersion()
+	case "librdkafka-1.8.2":
+		return "librdkafka 1.8.2"
+	case "librdkafka":
+		return "librdkafka " + LibrdkafkaVersion
+	case "java-2.8", "java-3.9", "java-4.x":
+		return "kafka-clients " + JavaVersions[d.Name]
+	case KafkaJS:
+		return "kafkajs " + KafkaJSVersion
+	case AIOKafka:
+		return "aiokafka " + AIOKafkaVersion
+	case KafkaPython:
+		return "kafka-python " + KafkaPythonVersion
+	}
+	return ""
 }
 
 // InProcess tells whether the driver is the bundled producer.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -184,4 +185,17 @@ func (c Config) options() ([]kgo.Opt, error) {
 		opts = append(opts, kgo.WithLogger(kgo.BasicLogger(c.Logs, level, nil)))
 	}
 	return opts, nil
+}
+
+// FranzGoVersion is the franz-go (kgo) module version this binary links, as
+// Go's build information records it.
+func FranzGoVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range info.Deps {
+			if m.Path == "github.com/twmb/franz-go" {
+				return m.Version
+			}
+		}
+	}
+	return "unknown"
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -30,13 +31,21 @@ const (
 
 // Run is what one scenario run records about itself (run.json).
 type Run struct {
-	Scenario string    `json:"scenario"`
-	Client   string    `json:"client"`
-	Kafka    string    `json:"kafka"`
-	Mode     string    `json:"mode"`
-	RunID    string    `json:"run_id"`
-	Started  time.Time `json:"started"`
-	Seconds  float64   `json:"seconds"`
+	Scenario string `json:"scenario"`
+	Client   string `json:"client"`
+	// ClientVersion is the client library's version, when kconform knows it.
+	ClientVersion string    `json:"client_version,omitempty"`
+	Kafka         string    `json:"kafka"`
+	Mode          string    `json:"mode"`
+	RunID         string    `json:"run_id"`
+	Started       time.Time `json:"started"`
+	Seconds       float64   `json:"seconds"`
+	// Timing is TimingCompressed or TimingReal; Settings every client
+	// setting the run gave, with its kind (others are the client's own
+	// defaults); Commit the kconform commit that ran it.
+	Timing   string    `json:"timing,omitempty"`
+	Settings []Setting `json:"settings,omitempty"`
+	Commit   string    `json:"commit,omitempty"`
 	// Grade is the verdict's grade; Strict says NON-STRICT failed the run.
 	Grade  verify.Grade `json:"grade"`
 	Strict bool         `json:"strict,omitempty"`
@@ -47,6 +56,62 @@ type Run struct {
 	// OK says the run came out as expected; Note says how it did not.
 	OK   bool   `json:"ok"`
 	Note string `json:"note,omitempty"`
+}
+
+// Timings of a run: client timers compressed with the outage, or the real
+// outage with the clients' defaults.
+const (
+	TimingCompressed = "compressed"
+	TimingReal       = "real-time"
+)
+
+// Kinds of a client setting in a run.
+const (
+	// Compressed: a timer shortened to stand for a longer real one.
+	Compressed = "compressed"
+	// ScenarioSetting: a setting the scenario's fault needs (a timeout
+	// shorter than a freeze), the same in real time.
+	ScenarioSetting = "scenario"
+	// AddedSetting: a setting the user added (kconform run --set).
+	AddedSetting = "added"
+)
+
+// Setting is one client setting a run used, in the client's own names.
+type Setting struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	Kind  string `json:"kind"`
+	// Default and StandsFor explain a compressed timer.
+	Default   string `json:"default,omitempty"`
+	StandsFor string `json:"stands_for,omitempty"`
+}
+
+// Commit is the kconform commit this binary was built from, as Go's build
+// information records it ("" when unknown), with "+dirty" when the tree
+// had changes.
+func Commit() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev == "" {
+		return ""
+	}
+	return rev + dirty
 }
 
 // WriteFile writes the run record as JSON.

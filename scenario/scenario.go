@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,8 +41,20 @@ type Scenario struct {
 	// settings (driver.Settings).
 	Producer producer.Config
 	// ClientSettings are extra settings per driver family (driver.FranzGo,
-	// driver.Librdkafka, driver.Java), in that client's own names.
+	// driver.Librdkafka, driver.Java, ...), in that client's own names.
 	ClientSettings map[string]map[string]string
+	// Compressed are the client timers, per driver family, shortened to
+	// match a compressed outage; RealTime is the real outage they stand
+	// for (see WithRealTime). Both are empty for a scenario run in real
+	// time.
+	Compressed map[string][]Timer
+	RealTime   func() Scenario
+	// Variant names a variant of the scenario ("real-time") in its
+	// artifacts folder; the run keeps the scenario's name.
+	Variant string
+	// Added are settings a user adds to a run (kconform run --set), in
+	// the driver's own names, applied last.
+	Added map[string]string
 	// Client, when set, is the driver this scenario always runs (a
 	// known-bad client's spec); otherwise KCONFORM_CLIENT picks it.
 	Client string
@@ -144,7 +157,7 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 		return nil, fmt.Errorf("artifacts: %w", err)
 	}
 	defer logs.Close()
-	settings := drv.Settings(cfg, s.ClientSettings)
+	settings, used := s.Settings(drv, cfg)
 	prodDone := make(chan error, 1)
 	go func() {
 		err := drv.Run(prodCtx, cfg, settings, events, logs)
@@ -205,12 +218,69 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 		return nil, err
 	}
 	run := report.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
+		ClientVersion: drv.Version(), Timing: s.Timing(drv.Family), Settings: used, Commit: report.Commit(),
 		Started: start, Seconds: time.Since(start).Seconds()}
 	s.Outcome(v, &run)
 	if err := run.WriteFile(filepath.Join(dir, report.RunFile)); err != nil {
 		return nil, err
 	}
 	return &Result{Verdict: v, History: h, Dir: dir, Run: run}, nil
+}
+
+// Settings returns the settings drv gets for this scenario in its own
+// names, and each of them with its kind: the scenario's compressed timers,
+// the scenario's own settings (timeouts a fault needs), and settings a
+// user added. Every other setting is the client's default.
+func (s Scenario) Settings(drv *driver.Driver, cfg producer.Config) (map[string]string, []report.Setting) {
+	byFamily := map[string]map[string]string{}
+	for f, m := range s.ClientSettings {
+		byFamily[f] = maps.Clone(m)
+	}
+	kind := map[string]report.Setting{}
+	for _, t := range s.Compressed[drv.Family] {
+		if byFamily[drv.Family] == nil {
+			byFamily[drv.Family] = map[string]string{}
+		}
+		byFamily[drv.Family][t.Key] = t.Value
+		kind[t.Key] = report.Setting{Kind: report.Compressed, Default: t.Default, StandsFor: t.StandsFor}
+	}
+	settings := drv.Settings(cfg, byFamily)
+	maps.Copy(settings, s.Added)
+	for k := range s.Added {
+		kind[k] = report.Setting{Kind: report.AddedSetting}
+	}
+	var used []report.Setting
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
+		u := kind[k]
+		if u.Kind == "" {
+			u.Kind = report.ScenarioSetting
+		}
+		u.Key, u.Value = k, settings[k]
+		used = append(used, u)
+	}
+	return settings, used
+}
+
+// Timing is "compressed" when the scenario shortens a timer of family's
+// client to stand for a longer real outage, else "real-time".
+func (s Scenario) Timing(family string) string {
+	if len(s.Compressed[family]) > 0 {
+		return report.TimingCompressed
+	}
+	return report.TimingReal
+}
+
+// WithRealTime returns the scenario as it stands in real time: the real
+// outage its compressed timers stand for, with every client's own
+// defaults for them. The run's client, expectation and additions stay.
+func (s Scenario) WithRealTime() (Scenario, error) {
+	if s.RealTime == nil {
+		return s, fmt.Errorf("scenario %s compresses no client timer, so it already runs in real time: run it without --real-time", s.Name)
+	}
+	r := s.RealTime()
+	r.Client, r.Expect, r.Strict, r.Added = s.Client, s.Expect, s.Strict, s.Added
+	r.Variant = report.TimingReal
+	return r, nil
 }
 
 // Outcome records in run whether v is what the scenario expects: a grade

@@ -1,8 +1,6 @@
 package suites
 
 import (
-	"time"
-
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/scenario"
 	"github.com/kconform/kconform/suites/framework"
@@ -17,10 +15,13 @@ var _ = func() bool {
 	return true
 }()
 
-// The seed with the report's real 20-minute downtime.
+// The seed with the report's real 20-minute downtime and the clients'
+// default timers.
 var _ = framework.DescribeScenario(func() scenario.Scenario {
-	s := scenario.Seed(20 * time.Minute)
-	s.Liveness = 2 * time.Minute
+	s, err := scenario.Seed(scenario.SeedDown).WithRealTime()
+	if err != nil {
+		panic(err)
+	}
 	return s
 }(), "slow")
 

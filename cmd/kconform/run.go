@@ -29,12 +29,23 @@ func runRun(args []string) error {
 	knownBad := fs.Bool("known-bad", false, "expect the client's known failure (scenario.KnownBad) instead of a pass")
 	broken := fs.Bool("broken", false, "run kconform's deliberately broken producer and expect its reset verdict")
 	strict := fs.Bool("strict", strictDefault(), "a NON-STRICT verdict fails the run too (env KCONFORM_STRICT=1)")
+	realTime := fs.Bool("real-time", false, "the real outage the scenario's compressed timers stand for, with the client's default timers (the seed: 20 minutes down)")
+	added := keyValues{}
+	fs.Var(added, "set", "a client setting key=value in the client's own names, added to the scenario's (repeatable; recorded as added)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	s, err := scenario.ByName(*name)
 	if err != nil {
 		return usageError{err.Error()}
+	}
+	if *realTime {
+		if s, err = s.WithRealTime(); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	if len(added) > 0 {
+		s.Added = added
 	}
 	d, err := driver.Lookup(*drv)
 	if err != nil {
@@ -63,6 +74,20 @@ func runRun(args []string) error {
 		return err
 	}
 	return summarize(results)
+}
+
+// keyValues collects repeated key=value flags.
+type keyValues map[string]string
+
+func (kv keyValues) String() string { return fmt.Sprint(map[string]string(kv)) }
+
+func (kv keyValues) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("%q: want key=value", v)
+	}
+	kv[k] = val
+	return nil
 }
 
 // cellPlan is one scenario x client x version to run.
@@ -103,6 +128,12 @@ func runCells(ctx context.Context, plans []cellPlan, repeat int, root string) ([
 		}
 		for i := 1; i <= repeat; i++ {
 			folder := p.s.Name + p.labels
+			if p.s.Variant != "" {
+				folder += "-" + p.s.Variant
+			}
+			if len(p.s.Added) > 0 {
+				folder += "-added"
+			}
 			if repeat > 1 {
 				folder = fmt.Sprintf("%s-run%d", folder, i)
 			}
