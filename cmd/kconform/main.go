@@ -28,7 +28,8 @@ var commands = map[string]command{
 	"report":        {"write self-contained HTML pages for a run: one per scenario run, and index.html", runReport},
 	"tap":           {"run the wire tap in front of brokers, inject protocol faults, save and judge the wire history", runTap},
 	"run":           {"run one scenario for one driver on one Kafka version (--repeat for flake counts)", runRun},
-	"matrix":        {"run scenarios x clients x Kafka versions and write the result matrix", runMatrix},
+	"matrix":        {"run scenarios x clients x Kafka versions, add the runs to the result records and compare with the expectations", runMatrix},
+	"results":       {"add saved runs to the result records, and write README's findings section from them", runResults},
 }
 
 // usageError is bad input: exit status 2 and the command's usage hint.

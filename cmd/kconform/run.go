@@ -15,6 +15,7 @@ import (
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/report"
 	"github.com/kconform/kconform/scenario"
+	"github.com/kconform/kconform/verify"
 )
 
 // runRun runs one scenario for one driver on one Kafka version, repeated.
@@ -30,7 +31,7 @@ func runRun(args []string) error {
 	broken := fs.Bool("broken", false, "run kconform's deliberately broken producer and expect its reset verdict")
 	strict := fs.Bool("strict", strictDefault(), "a NON-STRICT verdict fails the run too (env KCONFORM_STRICT=1)")
 	realTime := fs.Bool("real-time", false, "the real outage the scenario's compressed timers stand for, with the client's default timers (the seed: 20 minutes down)")
-	added := keyValues{}
+	added := settings{}
 	fs.Var(added, "set", "a client setting key=value in the client's own names, added to the scenario's (repeatable; recorded as added)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -76,20 +77,6 @@ func runRun(args []string) error {
 	return summarize(results)
 }
 
-// keyValues collects repeated key=value flags.
-type keyValues map[string]string
-
-func (kv keyValues) String() string { return fmt.Sprint(map[string]string(kv)) }
-
-func (kv keyValues) Set(v string) error {
-	k, val, ok := strings.Cut(v, "=")
-	if !ok || k == "" {
-		return fmt.Errorf("%q: want key=value", v)
-	}
-	kv[k] = val
-	return nil
-}
-
 // cellPlan is one scenario x client x version to run.
 type cellPlan struct {
 	s      scenario.Scenario
@@ -101,11 +88,13 @@ type cellPlan struct {
 
 // outcome is one finished run of a cellPlan.
 type outcome struct {
-	plan cellPlan
-	run  int
-	ok   bool
-	line string
-	secs float64
+	plan  cellPlan
+	run   int
+	ok    bool
+	grade verify.Grade
+	line  string
+	secs  float64
+	dir   string
 }
 
 // runCells runs each plan repeat times, each on a fresh cluster, with
@@ -113,6 +102,12 @@ type outcome struct {
 // folder per repeat beyond the first). A scenario that does not apply is
 // recorded as such. Only set-up errors stop it; failing verdicts do not.
 func runCells(ctx context.Context, plans []cellPlan, repeat int, root string) ([]outcome, error) {
+	return runCellsConfirmed(ctx, plans, repeat, repeat, root)
+}
+
+// runCellsConfirmed is runCells, with a cell whose first run is not a PASS
+// run up to confirm times in all, so a finding comes with its rate.
+func runCellsConfirmed(ctx context.Context, plans []cellPlan, repeat, confirm int, root string) ([]outcome, error) {
 	var out []outcome
 	for _, p := range plans {
 		mode := fixtures.ModeFor(p.kafka, p.mode)
@@ -126,7 +121,8 @@ func runCells(ctx context.Context, plans []cellPlan, repeat int, root string) ([
 		if err := d.Prepare(ctx, os.Stderr); err != nil {
 			return out, err
 		}
-		for i := 1; i <= repeat; i++ {
+		runs := repeat
+		for i := 1; i <= runs; i++ {
 			folder := p.s.Name + p.labels
 			if p.s.Variant != "" {
 				folder += "-" + p.s.Variant
@@ -134,7 +130,7 @@ func runCells(ctx context.Context, plans []cellPlan, repeat int, root string) ([
 			if len(p.s.Added) > 0 {
 				folder += "-added"
 			}
-			if repeat > 1 {
+			if repeat > 1 || i > 1 {
 				folder = fmt.Sprintf("%s-run%d", folder, i)
 			}
 			dir := report.Folder(root, p.kafka, string(mode), d.Name, folder)
@@ -147,7 +143,7 @@ func runCells(ctx context.Context, plans []cellPlan, repeat int, root string) ([
 						return out, err
 					}
 					fmt.Fprintf(os.Stderr, "kconform: %s does not apply to Kafka %s: %s\n", p.s.Name, p.kafka, why)
-					out = append(out, outcome{plan: p, run: i, ok: true, line: "not applicable: " + why})
+					out = append(out, outcome{plan: p, run: i, ok: true, grade: verify.NotApplicable, line: "not applicable: " + why, dir: dir})
 					break
 				}
 			}
@@ -155,8 +151,11 @@ func runCells(ctx context.Context, plans []cellPlan, repeat int, root string) ([
 			if err != nil {
 				return out, err
 			}
-			o.run = i
+			o.run, o.dir = i, dir
 			out = append(out, o)
+			if i == 1 && o.grade != verify.Pass {
+				runs = max(repeat, confirm)
+			}
 		}
 	}
 	return out, nil
@@ -185,7 +184,7 @@ func runOnce(ctx context.Context, p cellPlan, client string, mode fixtures.Mode,
 		line := "could not run: " + err.Error()
 		_ = os.WriteFile(filepath.Join(dir, report.ErrorFile), []byte(err.Error()+"\n"), 0o644)
 		fmt.Fprintf(os.Stderr, "kconform: %s / %s / Kafka %s %s: %s (artifacts in %s)\n", p.s.Name, client, p.kafka, mode, line, dir)
-		return outcome{plan: p, line: line, secs: time.Since(start).Seconds()}, nil
+		return outcome{plan: p, grade: verify.Error, line: line, secs: time.Since(start).Seconds()}, nil
 	}
 	if !res.OK() || !res.Verdict.OK(false) {
 		_ = c.SaveLogs(context.WithoutCancel(ctx), dir)
@@ -200,7 +199,7 @@ func runOnce(ctx context.Context, p cellPlan, client string, mode fixtures.Mode,
 	}
 	fmt.Fprintf(os.Stderr, "kconform: %s / %s / Kafka %s %s: %s (%.0f s; artifacts in %s)\n",
 		p.s.Name, client, p.kafka, mode, line, time.Since(start).Seconds(), dir)
-	return outcome{plan: p, ok: res.OK(), line: line, secs: time.Since(start).Seconds()}, nil
+	return outcome{plan: p, ok: res.OK(), grade: res.Verdict.Grade, line: line, secs: time.Since(start).Seconds()}, nil
 }
 
 // summarize prints one line per run and fails when any run was not as

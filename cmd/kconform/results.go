@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/kconform/kconform/findings"
+)
+
+// runResults keeps the result records: it adds saved runs to them, and
+// writes README's findings section from them.
+func runResults(args []string) error {
+	fs := newFlags("results", "[--import artifacts[,more]] [--readme README.md]")
+	dir := fs.String("results", "results", "folder of result records (cells/, expectations.json, notes.json)")
+	imports := fs.String("import", "", "artifacts folders whose scenario runs to add to the records, comma-separated")
+	readme := fs.String("readme", "", "README to write the findings section into (between its findings markers)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *imports == "" && *readme == "" {
+		return usageError{"give --import, --readme or both"}
+	}
+	records, err := findings.Read(*dir)
+	if err != nil {
+		return err
+	}
+	for _, root := range splitList(*imports) {
+		if _, err := os.Stat(root); err != nil {
+			return usageError{fmt.Sprintf("no artifacts folder %s", root)}
+		}
+		more, err := findings.Import(root)
+		if err != nil {
+			return err
+		}
+		records = findings.Merge(records, more)
+		fmt.Fprintf(os.Stderr, "kconform results: %d cells from %s\n", len(more), root)
+	}
+	if *imports != "" {
+		if err := findings.Write(*dir, records); err != nil {
+			return err
+		}
+	}
+	if *readme != "" {
+		text, err := findingsSection(*dir, records)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(*readme)
+		if err != nil {
+			return err
+		}
+		out, err := findings.ReplaceSection(string(b), text)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*readme, []byte(out), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "kconform results: findings of %d cells written into %s\n", len(records), *readme)
+	}
+	return nil
+}
+
+// findingsSection renders README's findings section from the records and
+// notes under dir.
+func findingsSection(dir string, records []findings.Record) (string, error) {
+	notes, err := findings.ReadNotes(filepath.Join(dir, "notes.json"))
+	if err != nil {
+		return "", err
+	}
+	return findings.Markdown(records, notes), nil
+}

@@ -1,0 +1,134 @@
+package findings
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/kconform/kconform/verify"
+)
+
+// Expectation is how a cell is expected to come out, in the spirit of
+// web-platform-tests' expectation files: the grades it may get (several
+// for a cell known to be flaky) and, for a non-passing one, the checks of
+// its worst finding. A cell without an expectation is expected to pass.
+type Expectation struct {
+	Client   string         `json:"client"`
+	Kafka    string         `json:"kafka"`
+	Mode     string         `json:"mode"`
+	Scenario string         `json:"scenario"`
+	Timing   string         `json:"timing,omitempty"`
+	Added    []string       `json:"added,omitempty"`
+	Grades   []verify.Grade `json:"grades"`
+	Checks   []string       `json:"checks,omitempty"`
+	// Why says what the expectation stands for (a client's public issue).
+	Why string `json:"why,omitempty"`
+}
+
+func (e Expectation) key() string {
+	r := Record{Client: e.Client, Kafka: e.Kafka, Mode: e.Mode, Scenario: e.Scenario, Timing: e.Timing, Added: e.Added}
+	return r.Key()
+}
+
+// ReadExpectations loads an expectations file; a missing file is none.
+func ReadExpectations(path string) ([]Expectation, error) {
+	var out []Expectation
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("%s: %w (fix the JSON or rewrite it with kconform matrix --update-expectations)", path, err)
+	}
+	return out, nil
+}
+
+// WriteExpectations saves expectations, sorted by cell.
+func WriteExpectations(path string, ex []Expectation) error {
+	slices.SortFunc(ex, func(a, b Expectation) int { return strings.Compare(a.key(), b.key()) })
+	b, err := json.MarshalIndent(ex, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// Differs returns how a record's runs in this matrix run differ from the
+// cell's expectation, or "" when they do not: every run's grade must be
+// one of the expected grades, and the worst one's check one of the
+// expected checks. Without an expectation the cell must pass: PASS,
+// INFORMATIONAL, NOT-APPLICABLE, or NON-STRICT unless strict.
+func Differs(r Record, ex []Expectation, strict bool) string {
+	i := slices.IndexFunc(ex, func(e Expectation) bool { return e.key() == r.Key() })
+	if i < 0 {
+		for g := range r.Grades {
+			if !g.Acceptable(strict) && g != verify.NotApplicable {
+				return fmt.Sprintf("%s: %s, no expectation (expected a pass)", r.Key(), describe(r))
+			}
+		}
+		return ""
+	}
+	e := ex[i]
+	for g := range r.Grades {
+		if !slices.Contains(e.Grades, g) {
+			return fmt.Sprintf("%s: %s, expected %s", r.Key(), describe(r), describeExpected(e))
+		}
+	}
+	if len(e.Checks) > 0 && r.Check != "" && !slices.Contains(e.Checks, r.Check) {
+		return fmt.Sprintf("%s: %s, expected %s", r.Key(), describe(r), describeExpected(e))
+	}
+	return ""
+}
+
+func describe(r Record) string {
+	s := string(r.Grade)
+	if r.Check != "" {
+		s += " " + r.Check
+	}
+	return fmt.Sprintf("%s (%d of %d runs passed)", s, r.Passes, r.Runs)
+}
+
+func describeExpected(e Expectation) string {
+	var g []string
+	for _, x := range e.Grades {
+		g = append(g, string(x))
+	}
+	s := strings.Join(g, " or ")
+	if len(e.Checks) > 0 {
+		s += " " + strings.Join(e.Checks, "/")
+	}
+	return s
+}
+
+// Update sets the expectation of each record's cell to what its runs
+// show: every grade seen, and the checks of non-passing runs. Other
+// cells' expectations and each kept one's Why stay.
+func Update(ex []Expectation, records []Record) []Expectation {
+	out := slices.Clone(ex)
+	for _, r := range records {
+		e := Expectation{Client: r.Client, Kafka: r.Kafka, Mode: r.Mode, Scenario: r.Scenario, Timing: r.Timing, Added: r.Added}
+		for _, run := range r.RunList {
+			if !slices.Contains(e.Grades, run.Grade) {
+				e.Grades = append(e.Grades, run.Grade)
+			}
+			if run.Check != "" && !run.Grade.Acceptable(true) && !slices.Contains(e.Checks, run.Check) {
+				e.Checks = append(e.Checks, run.Check)
+			}
+		}
+		slices.Sort(e.Grades)
+		slices.Sort(e.Checks)
+		i := slices.IndexFunc(out, func(x Expectation) bool { return x.key() == e.key() })
+		if i >= 0 {
+			e.Why = out[i].Why
+			out[i] = e
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}

@@ -1,0 +1,364 @@
+// Package findings keeps kconform's results as data. A Record is one cell
+// of the matrix (a client on a Kafka version and mode, in a scenario, at a
+// timing, with any settings a user added) over all its runs; records are
+// made from scenario runs' artifacts, merged run by run, kept one file per
+// cell under a results folder, compared with the expectations file, and
+// rendered into README's findings section. In the flow it comes last:
+// artifacts -> records -> expectations and README.
+package findings
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kconform/kconform/report"
+	"github.com/kconform/kconform/verify"
+)
+
+// Record is one cell over its runs.
+type Record struct {
+	Client        string `json:"client"`
+	ClientVersion string `json:"client_version,omitempty"`
+	Kafka         string `json:"kafka"`
+	Mode          string `json:"mode"`
+	Scenario      string `json:"scenario"`
+	// Timing is report.TimingCompressed or report.TimingReal ("" for a
+	// run made before kconform recorded it).
+	Timing string `json:"timing"`
+	// Added are the settings a user added to the runs, as key=value.
+	Added []string `json:"added,omitempty"`
+	// Grade is the worst grade over the runs; Check the check of its
+	// first finding.
+	Grade verify.Grade `json:"grade"`
+	Check string       `json:"check,omitempty"`
+	// Runs counts the runs, Passes those graded PASS or INFORMATIONAL.
+	Runs   int                  `json:"runs"`
+	Passes int                  `json:"passes"`
+	Grades map[verify.Grade]int `json:"grades"`
+	// First is the first finding of the first run with the worst grade.
+	First *Finding `json:"first_violation,omitempty"`
+	// Settings are the client settings of the newest run, with kinds;
+	// every other setting was the client's default.
+	Settings []report.Setting `json:"settings,omitempty"`
+	// Commit and Date are those of the newest run.
+	Commit string `json:"commit,omitempty"`
+	Date   string `json:"date,omitempty"`
+	// RunList is every run, oldest first.
+	RunList []Run `json:"run_list"`
+}
+
+// Run is one run of a cell.
+type Run struct {
+	RunID  string       `json:"run_id"`
+	Grade  verify.Grade `json:"grade"`
+	Check  string       `json:"check,omitempty"`
+	Date   string       `json:"date,omitempty"`
+	Commit string       `json:"commit,omitempty"`
+	// Dir is the run's artifacts folder where it was imported from.
+	Dir   string   `json:"dir"`
+	First *Finding `json:"first_violation,omitempty"`
+	// settings and version travel to the record, not to the file.
+	settings []report.Setting
+	version  string
+}
+
+// Finding is the evidence of a run that did not pass.
+type Finding struct {
+	Check   string `json:"check,omitempty"`
+	Summary string `json:"summary"`
+	// BrokerAnswer is the broker's answer to the deviant batch; Answers
+	// every answer to it and its retries.
+	BrokerAnswer string   `json:"broker_answer,omitempty"`
+	Answers      []string `json:"answers,omitempty"`
+	InLog        *bool    `json:"in_log,omitempty"`
+	// ClientLog is the client's first log line about sequences, epochs
+	// or out-of-order answers, when it wrote one.
+	ClientLog string `json:"client_log,omitempty"`
+}
+
+// Key names a record's cell: <kafka>-<mode>/<client>/<scenario> plus the
+// timing when real-time and "+added" settings.
+func (r *Record) Key() string {
+	k := r.Kafka + "-" + r.Mode + "/" + r.Client + "/" + r.Scenario
+	if r.Timing == report.TimingReal && r.compressible() {
+		k += "-real-time"
+	}
+	if len(r.Added) > 0 {
+		k += "-added-" + strings.Join(r.Added, ",")
+	}
+	return k
+}
+
+// compressible: the scenario has a compressed form, so its real-time runs
+// are a variant of their own. Only the seed has one.
+func (r *Record) compressible() bool { return r.Scenario == "seed" }
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._,=-]+`)
+
+// file is where the record lives under a results folder.
+func (r *Record) file(dir string) string {
+	parts := strings.Split(r.Key(), "/")
+	for i, p := range parts {
+		parts[i] = unsafeChars.ReplaceAllString(p, "_")
+	}
+	return filepath.Join(dir, "cells", filepath.Join(parts...)+".json")
+}
+
+var runSuffix = regexp.MustCompile(`(-run[0-9]+)?$`)
+
+// Import reads every scenario run under root (any depth, each in a
+// <kafka>-<mode>/<client>/<folder> folder) into records, one per cell.
+func Import(root string) ([]Record, error) {
+	var runs []struct {
+		r   Record
+		run Run
+	}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		rec, run, ok, err := readRun(root, path)
+		if err != nil {
+			return err
+		}
+		if ok {
+			runs = append(runs, struct {
+				r   Record
+				run Run
+			}{rec, run})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []Record
+	for _, x := range runs {
+		out = Merge(out, []Record{withRun(x.r, x.run)})
+	}
+	return out, nil
+}
+
+// ImportDirs reads the given run folders under root into records, one per
+// cell.
+func ImportDirs(root string, dirs []string) ([]Record, error) {
+	var out []Record
+	for _, d := range dirs {
+		rec, run, ok, err := readRun(root, d)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = Merge(out, []Record{withRun(rec, run)})
+		}
+	}
+	return out, nil
+}
+
+func withRun(r Record, run Run) Record {
+	r.RunList = []Run{run}
+	r.Settings, r.ClientVersion = run.settings, run.version
+	r.tally()
+	return r
+}
+
+// readRun reads one run folder; ok is false for a folder that is not one.
+func readRun(root, dir string) (Record, Run, bool, error) {
+	has := func(f string) bool { _, err := os.Stat(filepath.Join(dir, f)); return err == nil }
+	if !has(report.VerdictFile) && !has(report.NotApplicableFile) && !has(report.ErrorFile) {
+		return Record{}, Run{}, false, nil
+	}
+	rel, _ := filepath.Rel(root, dir)
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if len(parts) < 3 {
+		return Record{}, Run{}, false, fmt.Errorf("%s: a run folder must be <kafka>-<mode>/<client>/<scenario>", dir)
+	}
+	kafkaMode, client, folder := parts[len(parts)-3], parts[len(parts)-2], parts[len(parts)-1]
+	kafka, mode, _ := strings.Cut(kafkaMode, "-")
+	rec := Record{Kafka: kafka, Mode: mode, Client: client, Scenario: runSuffix.ReplaceAllString(folder, "")}
+	run := Run{Dir: filepath.ToSlash(rel), RunID: filepath.ToSlash(rel)}
+	var meta report.Run
+	if err := readJSON(filepath.Join(dir, report.RunFile), &meta); err == nil {
+		// kconform's own self-tests (the broken producer, the garbage
+		// driver) are not findings about a client.
+		if meta.Expect == "reset" || meta.Expect == "inconclusive" {
+			return Record{}, Run{}, false, nil
+		}
+		rec.Scenario, rec.Client, rec.Kafka, rec.Mode, rec.Timing = meta.Scenario, meta.Client, meta.Kafka, meta.Mode, meta.Timing
+		run.RunID, run.Commit, run.settings, run.version = meta.RunID, meta.Commit, meta.Settings, meta.ClientVersion
+		if !meta.Started.IsZero() {
+			run.Date = meta.Started.UTC().Format("2006-01-02")
+		}
+		for _, s := range meta.Settings {
+			if s.Kind == report.AddedSetting {
+				rec.Added = append(rec.Added, s.Key+"="+s.Value)
+			}
+		}
+	} else if !has(report.NotApplicableFile) && !has(report.ErrorFile) {
+		return Record{}, Run{}, false, fmt.Errorf("%s: %w", dir, err)
+	}
+	switch {
+	case has(report.NotApplicableFile):
+		run.Grade = verify.NotApplicable
+		b, _ := os.ReadFile(filepath.Join(dir, report.NotApplicableFile))
+		run.First = &Finding{Summary: strings.TrimSpace(string(b))}
+	case has(report.ErrorFile):
+		run.Grade = verify.Error
+		b, _ := os.ReadFile(filepath.Join(dir, report.ErrorFile))
+		run.First = &Finding{Summary: strings.TrimSpace(string(b))}
+	default:
+		var v verify.Verdict
+		if err := readJSON(filepath.Join(dir, report.VerdictFile), &v); err != nil {
+			return Record{}, Run{}, false, err
+		}
+		run.Grade = v.Grade
+		switch {
+		case v.Grade == verify.Inconclusive && len(v.Inconclusive) > 0:
+			run.First = &Finding{Summary: v.Inconclusive[0]}
+		case len(v.Violations) > 0:
+			x := worstViolation(v)
+			run.Check = string(x.Check)
+			run.First = &Finding{Check: string(x.Check), Summary: x.Summary, BrokerAnswer: x.BrokerAnswer,
+				Answers: x.Answers, InLog: x.InLog, ClientLog: clientLogLine(dir)}
+		}
+	}
+	return rec, run, true, nil
+}
+
+// worstViolation is the first finding with the verdict's grade.
+func worstViolation(v verify.Verdict) verify.Violation {
+	for _, x := range v.Violations {
+		if x.Grade == v.Grade {
+			return x
+		}
+	}
+	return v.Violations[0]
+}
+
+var clientLogPattern = regexp.MustCompile(`(?i)out.of.order|sequence|epoch|fatal|duplicate`)
+
+// clientLogLine is the driver log's first line about sequences, epochs or
+// out-of-order answers, shortened.
+func clientLogLine(dir string) string {
+	f, err := os.Open(filepath.Join(dir, "driver.log"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		if line := sc.Text(); clientLogPattern.MatchString(line) {
+			if len(line) > 400 {
+				line = line[:400] + "..."
+			}
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
+}
+
+// Merge adds the runs of more to records, cell by cell; a run already
+// there (same run id) is kept once.
+func Merge(records, more []Record) []Record {
+	out := slices.Clone(records)
+	for _, m := range more {
+		i := slices.IndexFunc(out, func(r Record) bool { return r.Key() == m.Key() })
+		if i < 0 {
+			out = append(out, m)
+			continue
+		}
+		r := &out[i]
+		for _, run := range m.RunList {
+			if !slices.ContainsFunc(r.RunList, func(x Run) bool { return x.RunID == run.RunID }) {
+				r.RunList = append(r.RunList, run)
+			}
+		}
+		if m.Settings != nil {
+			r.Settings = m.Settings
+		}
+		if m.ClientVersion != "" {
+			r.ClientVersion = m.ClientVersion
+		}
+		r.tally()
+	}
+	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Key(), b.Key()) })
+	return out
+}
+
+// tally derives the record's totals from its runs.
+func (r *Record) tally() {
+	slices.SortStableFunc(r.RunList, func(a, b Run) int { return strings.Compare(a.Date, b.Date) })
+	r.Runs, r.Passes, r.Grades, r.First, r.Check = len(r.RunList), 0, map[verify.Grade]int{}, nil, ""
+	r.Grade = verify.Pass
+	for i, run := range r.RunList {
+		r.Grades[run.Grade]++
+		if run.Grade == verify.Pass || run.Grade == verify.Informational {
+			r.Passes++
+		}
+		if i == 0 || run.Grade != r.Grade && verify.Worse(r.Grade, run.Grade) == run.Grade {
+			r.Grade, r.Check, r.First = run.Grade, run.Check, run.First
+		}
+		r.Commit, r.Date = run.Commit, run.Date
+	}
+}
+
+// Write saves each record as its own file under dir/cells.
+func Write(dir string, records []Record) error {
+	for _, r := range records {
+		path := r.file(dir)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		b, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Read loads every record under dir/cells.
+func Read(dir string) ([]Record, error) {
+	var out []Record
+	err := filepath.WalkDir(filepath.Join(dir, "cells"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) && path == filepath.Join(dir, "cells") {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".json") {
+			return nil
+		}
+		var r Record
+		if err := readJSON(path, &r); err != nil {
+			return err
+		}
+		out = append(out, r)
+		return nil
+	})
+	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Key(), b.Key()) })
+	return out, err
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
