@@ -6,6 +6,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -159,28 +160,44 @@ func Folder(root, version, mode, client, scenario string) string {
 }
 
 // Collect reads every scenario run under root, laid out as
-// <version-mode>/<client>/<scenario>/, in a stable order.
-func Collect(root string) ([]Cell, error) {
+// <version-mode>/<client>/<scenario>/ at any depth, in a stable order.
+func Collect(root string) ([]Cell, error) { return CollectAll(root, root) }
+
+// CollectAll reads every scenario run under each of roots (several
+// artifacts folders merged, such as a sharded matrix's), with each cell's
+// Dir relative to out, where the table and index go.
+func CollectAll(out string, roots ...string) ([]Cell, error) {
 	var cells []Cell
-	seen := map[string]bool{}
-	for _, pattern := range []string{VerdictFile, NotApplicableFile, ErrorFile} {
-		paths, err := filepath.Glob(filepath.Join(root, "*", "*", "*", pattern))
+	for _, root := range roots {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return err
+			}
+			isRun := false
+			for _, f := range []string{VerdictFile, NotApplicableFile, ErrorFile} {
+				if _, err := os.Stat(filepath.Join(path, f)); err == nil {
+					isRun = true
+				}
+			}
+			if !isRun {
+				return nil
+			}
+			c, err := readCell(root, path)
+			if err != nil {
+				return err
+			}
+			if c.Dir, err = filepath.Rel(out, path); err != nil {
+				return err
+			}
+			c.Dir = filepath.ToSlash(c.Dir)
+			cells = append(cells, c)
+			return fs.SkipDir
+		})
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range paths {
-			if seen[filepath.Dir(p)] {
-				continue
-			}
-			seen[filepath.Dir(p)] = true
-			c, err := readCell(root, filepath.Dir(p))
-			if err != nil {
-				return nil, err
-			}
-			cells = append(cells, c)
-		}
 	}
-	sort.Slice(cells, func(i, j int) bool {
+	sort.SliceStable(cells, func(i, j int) bool {
 		a, b := cells[i], cells[j]
 		if a.Kafka != b.Kafka {
 			return a.Kafka < b.Kafka
@@ -196,6 +213,10 @@ func Collect(root string) ([]Cell, error) {
 func readCell(root, dir string) (Cell, error) {
 	rel, _ := filepath.Rel(root, dir)
 	parts := strings.Split(rel, string(filepath.Separator))
+	if len(parts) < 3 {
+		return Cell{}, fmt.Errorf("%s: a scenario run's folder must be <version-mode>/<client>/<scenario>", dir)
+	}
+	parts = parts[len(parts)-3:]
 	c := Cell{Kafka: parts[0], Client: parts[1], Scenario: parts[2], Dir: rel}
 	if why, err := os.ReadFile(filepath.Join(dir, NotApplicableFile)); err == nil {
 		c.Grade, c.Summary, c.Expected = verify.NotApplicable, strings.TrimSpace(string(why)), true
@@ -329,75 +350,130 @@ func GradeClass(g verify.Grade) string {
 	return "fail"
 }
 
-// Grid renders the cells as one Markdown table per Kafka version and mode:
-// scenarios as rows, clients as columns, each cell its grade and check.
-// Repeated runs of a cell (folders ending in -runN) count as runs of it:
-// "PASS (5/5)", "NON-STRICT send-order (1 of 4)".
-func Grid(cells []Cell) string {
-	type key struct{ kafka, client, scenario string }
-	type tally struct {
-		runs   int
-		grades map[verify.Grade]int
-		worst  verify.Grade
-		check  string
-		// known counts known-bad runs that failed the way they must.
-		known int
+// GridBlock is one Kafka version and mode of the result grid: scenarios
+// as rows, clients as columns.
+type GridBlock struct {
+	Kafka   string
+	Clients []string
+	Rows    []GridRow
+}
+
+// GridRow is one scenario's cells, one per client (nil where it has no run).
+type GridRow struct {
+	Scenario string
+	Cells    []*GridCell
+}
+
+// GridCell is a scenario x client x Kafka cell over its runs (folders
+// ending in -runN count as runs of it).
+type GridCell struct {
+	// Grade is the worst grade over the runs, Check its finding's check.
+	Grade verify.Grade
+	Check string
+	// Runs, Passes (graded PASS or INFORMATIONAL), WorstRuns (graded
+	// Grade), and Known (known-bad runs that failed as they must).
+	Runs, Passes, WorstRuns, Known int
+	// Class is the grade's CSS class; Dir the worst run's folder; Dirs
+	// every run's folder.
+	Class string
+	Dir   string
+	Dirs  []string
+}
+
+// Text is the cell's grade and check.
+func (c *GridCell) Text() string {
+	text := string(c.Grade)
+	if c.Check != "" {
+		text += " " + c.Check
 	}
-	runSuffix := regexp.MustCompile(`-run[0-9]+$`)
-	tallies := map[key]*tally{}
-	var kafkas, clients, scenarios []string
-	add := func(list *[]string, v string) {
-		if !slices.Contains(*list, v) {
-			*list = append(*list, v)
+	return text
+}
+
+var runSuffix = regexp.MustCompile(`-run[0-9]+$`)
+
+// GridOf arranges cells into one block per Kafka version and mode.
+func GridOf(cells []Cell) []GridBlock {
+	type key struct{ kafka, client, scenario string }
+	all := map[key]*GridCell{}
+	var kafkas []string
+	clients := map[string][]string{}
+	scenarios := map[string][]string{}
+	add := func(list []string, v string) []string {
+		if !slices.Contains(list, v) {
+			list = append(list, v)
 		}
+		return list
 	}
 	for _, c := range cells {
 		s := runSuffix.ReplaceAllString(c.Scenario, "")
 		k := key{c.Kafka, c.Client, s}
-		t := tallies[k]
-		if t == nil {
-			t = &tally{grades: map[verify.Grade]int{}, worst: c.Grade}
-			tallies[k] = t
+		g := all[k]
+		if g == nil {
+			g = &GridCell{Grade: c.Grade, Check: c.Check, Dir: c.Dir}
+			all[k] = g
 		}
-		t.runs++
-		t.grades[c.Grade]++
+		g.Runs++
+		g.Dirs = append(g.Dirs, c.Dir)
+		if c.Grade == verify.Pass || c.Grade == verify.Informational {
+			g.Passes++
+		}
 		if c.KnownBad && c.Expected {
-			t.known++
+			g.Known++
 		}
-		if verify.Worse(t.worst, c.Grade) != t.worst || t.check == "" && c.Grade == t.worst {
-			t.worst, t.check = verify.Worse(t.worst, c.Grade), c.Check
+		if c.Grade != g.Grade && verify.Worse(g.Grade, c.Grade) == c.Grade {
+			g.Grade, g.Check, g.Dir, g.WorstRuns = c.Grade, c.Check, c.Dir, 0
 		}
-		add(&kafkas, c.Kafka)
-		add(&clients, c.Client)
-		add(&scenarios, s)
+		if c.Grade == g.Grade {
+			g.WorstRuns++
+		}
+		g.Class = GradeClass(g.Grade)
+		kafkas = add(kafkas, c.Kafka)
+		clients[c.Kafka] = add(clients[c.Kafka], c.Client)
+		scenarios[c.Kafka] = add(scenarios[c.Kafka], s)
 	}
-	var b strings.Builder
+	var blocks []GridBlock
 	for _, kafka := range kafkas {
-		fmt.Fprintf(&b, "**Kafka %s**\n\n| scenario |", kafka)
-		for _, cl := range clients {
+		b := GridBlock{Kafka: kafka, Clients: clients[kafka]}
+		for _, s := range scenarios[kafka] {
+			row := GridRow{Scenario: s}
+			for _, cl := range b.Clients {
+				row.Cells = append(row.Cells, all[key{kafka, cl, s}])
+			}
+			b.Rows = append(b.Rows, row)
+		}
+		blocks = append(blocks, b)
+	}
+	return blocks
+}
+
+// Grid renders the cells as one Markdown table per Kafka version and mode:
+// scenarios as rows, clients as columns, each cell its grade and check.
+// Repeated runs of a cell count as runs of it: "PASS (5 of 5)",
+// "NON-STRICT send-order (1 of 4)".
+func Grid(cells []Cell) string {
+	var b strings.Builder
+	for _, block := range GridOf(cells) {
+		fmt.Fprintf(&b, "**Kafka %s**\n\n| scenario |", block.Kafka)
+		for _, cl := range block.Clients {
 			fmt.Fprintf(&b, " %s |", cl)
 		}
 		b.WriteString("\n| --- |")
-		for range clients {
+		for range block.Clients {
 			b.WriteString(" --- |")
 		}
 		b.WriteString("\n")
-		for _, s := range scenarios {
-			fmt.Fprintf(&b, "| %s |", s)
-			for _, cl := range clients {
-				t := tallies[key{kafka, cl, s}]
+		for _, row := range block.Rows {
+			fmt.Fprintf(&b, "| %s |", row.Scenario)
+			for _, t := range row.Cells {
 				if t == nil {
 					b.WriteString(" - |")
 					continue
 				}
-				text := string(t.worst)
-				if t.check != "" {
-					text += " " + t.check
+				text := t.Text()
+				if t.Runs > 1 {
+					text += fmt.Sprintf(" (%d of %d)", t.WorstRuns, t.Runs)
 				}
-				if t.runs > 1 {
-					text += fmt.Sprintf(" (%d of %d)", t.grades[t.worst], t.runs)
-				}
-				if t.known == t.runs {
+				if t.Known == t.Runs {
 					text += ", known-bad as expected"
 				}
 				fmt.Fprintf(&b, " %s |", text)

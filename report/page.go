@@ -396,43 +396,107 @@ var pageTemplate = template.Must(template.New("page").Funcs(funcs).Parse(pageHTM
 
 var indexTemplate = template.Must(template.New("index").Parse(indexHTML))
 
-// indexRow is one matrix row on the run page.
+// indexRow is one scenario run in the list below the grid.
 type indexRow struct {
 	Cell
 	Class, Text, Time, Page string
 }
 
-// WriteSite renders a page for every scenario run under root that has a
-// history, and root/index.html with the matrix linking to them. It
-// returns the index's path.
-func WriteSite(root string) (string, error) {
-	cells, err := Collect(root)
+// indexCell is a grid cell on the index: its runs' pages.
+type indexCell struct {
+	*GridCell
+	Page string
+	// RunLinks link each run of a repeated cell.
+	RunLinks []indexRun
+}
+
+type indexRun struct {
+	N    int
+	Page string
+}
+
+// indexBlock is a grid block on the index.
+type indexBlock struct {
+	Kafka   string
+	Clients []string
+	Rows    []indexGridRow
+}
+
+type indexGridRow struct {
+	Scenario string
+	Cells    []*indexCell
+}
+
+// WriteSite renders a page for every scenario run under roots (default:
+// out) that has a history, and out/index.html: one grid per Kafka version
+// and mode (scenarios as rows, clients as columns, each cell coloured by
+// its worst grade with passes of runs, linking to its runs' pages), then
+// every run. It returns the index's path.
+func WriteSite(out string, roots ...string) (string, error) {
+	if len(roots) == 0 {
+		roots = []string{out}
+	}
+	cells, err := CollectAll(out, roots...)
 	if err != nil {
 		return "", err
 	}
+	// Each run's page: its report, or why it has none.
+	pages := map[string]string{}
 	var rows []indexRow
 	for _, c := range cells {
 		row := indexRow{Cell: c, Text: cellText(c), Time: seconds(c.Seconds), Class: GradeClass(c.Grade)}
 		if c.KnownBad && c.Expected {
 			row.Class = "expected"
 		}
-		if _, err := os.Stat(filepath.Join(root, c.Dir, HistoryFile)); err == nil {
-			if _, err := WritePage(filepath.Join(root, c.Dir)); err != nil {
-				return "", fmt.Errorf("%s: %w", c.Dir, err)
+		dir := filepath.Join(out, filepath.FromSlash(c.Dir))
+		for _, f := range []string{HistoryFile, NotApplicableFile, ErrorFile, VerdictFile} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				continue
 			}
-			row.Page = filepath.ToSlash(filepath.Join(c.Dir, PageFile))
+			if f == HistoryFile {
+				if _, err := WritePage(dir); err != nil {
+					return "", fmt.Errorf("%s: %w", c.Dir, err)
+				}
+				f = PageFile
+			}
+			row.Page = c.Dir + "/" + f
+			break
 		}
+		pages[c.Dir] = row.Page
 		rows = append(rows, row)
+	}
+	var blocks []indexBlock
+	for _, b := range GridOf(cells) {
+		ib := indexBlock{Kafka: b.Kafka, Clients: b.Clients}
+		for _, r := range b.Rows {
+			ir := indexGridRow{Scenario: r.Scenario}
+			for _, c := range r.Cells {
+				if c == nil {
+					ir.Cells = append(ir.Cells, nil)
+					continue
+				}
+				ic := &indexCell{GridCell: c, Page: pages[c.Dir]}
+				if len(c.Dirs) > 1 {
+					for i, d := range c.Dirs {
+						ic.RunLinks = append(ic.RunLinks, indexRun{i + 1, pages[d]})
+					}
+				}
+				ir.Cells = append(ir.Cells, ic)
+			}
+			ib.Rows = append(ib.Rows, ir)
+		}
+		blocks = append(blocks, ib)
 	}
 	var buf bytes.Buffer
 	err = indexTemplate.Execute(&buf, struct {
+		Blocks     []indexBlock
 		Cells      []indexRow
 		Unexpected int
 		Generated  string
-	}{rows, Unexpected(cells), time.Now().UTC().Format(time.RFC3339)})
+	}{blocks, rows, Unexpected(cells), time.Now().UTC().Format(time.RFC3339)})
 	if err != nil {
 		return "", err
 	}
-	path := filepath.Join(root, "index.html")
+	path := filepath.Join(out, "index.html")
 	return path, os.WriteFile(path, buf.Bytes(), 0o644)
 }

@@ -80,8 +80,8 @@ table{border-collapse:collapse;font-size:12px} td,th{border:1px solid #d8dde2;pa
 </body></html>
 `
 
-// indexHTML is the page for a whole run: the matrix, linking to each
-// scenario run's page.
+// indexHTML is the page for a whole run or a merged matrix: one grid per
+// Kafka version and mode, then every scenario run, linking to their pages.
 const indexHTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>kconform results</title>
 <style>
@@ -92,6 +92,11 @@ table{border-collapse:collapse} td,th{border:1px solid #d8dde2;padding:4px 10px;
 </style></head><body>
 <h1>kconform results</h1>
 <p>{{len .Cells}} scenario runs · {{.Unexpected}} not as expected · generated {{.Generated}}</p>
+{{range .Blocks}}<h2>Kafka {{.Kafka}}</h2>
+<table class="grid" data-kafka="{{.Kafka}}"><tr><th>scenario</th>{{range .Clients}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr><th>{{.Scenario}}</th>{{range .Cells}}{{if .}}<td class="{{.Class}}" data-grade="{{.Grade}}"><a class="cell" href="{{.Page}}">{{.Text}}</a><br><small>{{.Passes}}/{{.Runs}} passed{{if .RunLinks}} · runs{{range .RunLinks}} <a class="run" href="{{.Page}}">{{.N}}</a>{{end}}{{end}}</small></td>{{else}}<td class="na">-</td>{{end}}{{end}}</tr>
+{{end}}</table>
+{{end}}<h2>Every scenario run</h2>
 <table><tr><th>Kafka</th><th>client</th><th>scenario</th><th>grade</th><th>time</th></tr>
 {{range .Cells}}<tr class="{{.Class}}" data-grade="{{.Grade}}"><td>{{.Kafka}}</td><td>{{.Client}}</td><td>{{if .Page}}<a href="{{.Page}}">{{.Scenario}}</a>{{else}}{{.Scenario}}{{end}}</td><td>{{.Text}}</td><td>{{.Time}}</td></tr>
 {{end}}</table>

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/kconform/kconform/report"
 )
@@ -10,32 +11,37 @@ import (
 // runTable prints the result table of the scenario runs under an artifacts
 // folder and writes matrix.md and matrix.json there.
 func runTable(args []string) error {
-	fs := newFlags("table", "[--artifacts dir]")
-	dir := fs.String("artifacts", "artifacts", "artifacts folder of a run")
+	fs := newFlags("table", "[--artifacts dir[,more]]")
+	dirs := fs.String("artifacts", "artifacts", "artifacts folders, comma-separated (several are merged; matrix.md goes to the first)")
 	grid := fs.Bool("grid", false, "print one table per Kafka version instead: scenarios x clients, repeated runs counted")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	roots := splitList(*dirs)
+	if len(roots) == 0 {
+		return usageError{"give --artifacts"}
+	}
 	if *grid {
-		cells, err := report.Collect(*dir)
+		cells, err := report.CollectAll(roots[0], roots...)
 		if err != nil {
 			return err
 		}
 		fmt.Print(report.Grid(cells))
 		return nil
 	}
-	cells, err := writeTable(*dir)
+	cells, err := writeTable(roots...)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "kconform table: %d scenario runs, %d not as expected (artifacts in %s)\n", len(cells), report.Unexpected(cells), *dir)
+	fmt.Fprintf(os.Stderr, "kconform table: %d scenario runs, %d not as expected (artifacts in %s)\n", len(cells), report.Unexpected(cells), strings.Join(roots, ", "))
 	return nil
 }
 
-// writeTable prints the Markdown table of the scenario runs under dir and
-// writes matrix.md and matrix.json there.
-func writeTable(dir string) ([]report.Cell, error) {
-	cells, err := report.Collect(dir)
+// writeTable prints the Markdown table of the scenario runs under dirs and
+// writes matrix.md and matrix.json in the first.
+func writeTable(dirs ...string) ([]report.Cell, error) {
+	dir := dirs[0]
+	cells, err := report.CollectAll(dir, dirs...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,109 @@
+package findings
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kconform/kconform/report"
+	"github.com/kconform/kconform/verify"
+)
+
+// put writes a scenario run's run.json and verdict.json under root.
+func put(t *testing.T, root, dir string, run report.Run, v verify.Verdict) {
+	t.Helper()
+	d := filepath.Join(root, dir)
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.WriteFile(filepath.Join(d, report.RunFile)); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(v)
+	if err := os.WriteFile(filepath.Join(d, report.VerdictFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func failed(check verify.CheckID, g verify.Grade) verify.Verdict {
+	return verify.Verdict{Grade: g, Violations: []verify.Violation{{Check: check, Grade: g, Summary: "partition 0: base sequence 0 after 5", BrokerAnswer: "OUT_OF_ORDER_SEQUENCE_NUMBER"}}}
+}
+
+func TestImportMergeAndExpectations(t *testing.T) {
+	root := t.TempDir()
+	day := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	seed := func(id string) report.Run {
+		return report.Run{Scenario: "seed", Client: "c", Kafka: "2.8.2", Mode: "zk", RunID: id, Started: day, Timing: report.TimingCompressed,
+			Settings: []report.Setting{{Key: "metadata.max.age.ms", Value: "3000", Kind: report.Compressed, Default: "300000"}}}
+	}
+	put(t, root, "a/2.8.2-zk/c/seed", seed("r1"), failed(verify.LegalReset, verify.Failed))
+	put(t, root, "a/2.8.2-zk/c/seed-run2", seed("r2"), verify.Verdict{Grade: verify.Pass})
+	put(t, root, "b/2.8.2-zk/c/seed-run3", seed("r3"), failed(verify.SendOrder, verify.NonStrict))
+	real := seed("r4")
+	real.Timing, real.Settings = report.TimingReal, []report.Setting{{Key: "message.timeout.ms", Value: "1800000", Kind: report.AddedSetting}}
+	put(t, root, "b/2.8.2-zk/c/seed-real-time-added", real, failed(verify.LegalReset, verify.Failed))
+	broken := seed("r5")
+	broken.Expect = "reset"
+	put(t, root, "b/2.8.2-zk/franz-go/seed-known-bad-broken", broken, failed(verify.LegalReset, verify.Failed))
+
+	recs, err := Import(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("want the seed cell and its real-time variant (the broken producer's self-test left out), got %d: %+v", len(recs), recs)
+	}
+	r := recs[0]
+	if r.Key() != "2.8.2-zk/c/seed" || r.Runs != 3 || r.Passes != 1 || r.Grade != verify.Failed || r.Check != "legal-reset" ||
+		r.First == nil || r.First.BrokerAnswer != "OUT_OF_ORDER_SEQUENCE_NUMBER" || len(r.Settings) != 1 {
+		t.Errorf("seed cell: %+v", r)
+	}
+	if v := recs[1]; v.Key() != "2.8.2-zk/c/seed-real-time-added-message.timeout.ms=1800000" || !v.variant() {
+		t.Errorf("real-time cell: %s", v.Key())
+	}
+	// The same runs again change nothing.
+	again := Merge(recs, recs)
+	if again[0].Runs != 3 {
+		t.Errorf("merging the same runs twice counted %d runs", again[0].Runs)
+	}
+	// Write and read back.
+	dir := t.TempDir()
+	if err := Write(dir, recs); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read(dir)
+	if err != nil || len(back) != 2 || back[0].Runs != 3 {
+		t.Fatalf("read back: %v %+v", err, back)
+	}
+
+	// No expectation: a FAILED cell differs, naming the cell.
+	if d := Differs(r, nil, false); !strings.Contains(d, "2.8.2-zk/c/seed") || !strings.Contains(d, "FAILED legal-reset") {
+		t.Errorf("no expectation: %q", d)
+	}
+	ex := Update(nil, []Record{r})
+	if len(ex) != 1 || len(ex[0].Grades) != 3 || strings.Join(ex[0].Checks, ",") != "legal-reset,send-order" {
+		t.Fatalf("updated expectation: %+v", ex)
+	}
+	if d := Differs(r, ex, true); d != "" {
+		t.Errorf("a cell as expected differs: %s", d)
+	}
+	ex[0].Grades = []verify.Grade{verify.Pass}
+	if d := Differs(r, ex, false); !strings.Contains(d, "expected PASS") {
+		t.Errorf("a changed expectation must make the cell differ: %q", d)
+	}
+
+	md := Markdown(recs, []Note{{Client: "c", Scenario: "seed", Text: "The code path.", Issue: "https://example.org/1"}})
+	for _, want := range []string{"| seed | FAILED legal-reset (1/3) |", "In real time with the client's defaults: FAILED legal-reset (0/1) with message.timeout.ms=1800000 added",
+		"The code path. (https://example.org/1)", "`metadata.max.age.ms=3000` compressed (default 300000)", "kconform run --driver c --scenario seed --kafka 2.8.2 --mode zk --real-time --set message.timeout.ms=1800000"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	out, err := ReplaceSection("a\n"+BeginMarker+"\nold\n"+EndMarker+"\nb\n", "new")
+	if err != nil || !strings.Contains(out, "new") || strings.Contains(out, "old") {
+		t.Errorf("replace: %v %q", err, out)
+	}
+}
