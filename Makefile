@@ -9,9 +9,14 @@ KAFKA_VERSIONS ?= 2.8.2 3.9.1 4.4.0
 LABELS ?= !slow && !cluster && !known-bad
 # CLIENTS and/or MATRIX (Kafka versions, each optionally :zk or :kraft)
 # turn `make conformance` into a matrix run, e.g.
-#   make conformance CLIENTS="reference franz-go librdkafka-1.8.2 librdkafka java" MATRIX="2.8.2:zk 4.4.0"
+#   make conformance CLIENTS="reference franz-go librdkafka-1.8.2 librdkafka java-4.x" MATRIX="2.8.2:zk 4.4.0"
+# The matrix compares each cell with results/expectations.json, adds its runs
+# to the records in results/, runs a cell that does not pass CONFIRM times,
+# and with SHARD=i/n runs every n-th cell only.
 CLIENTS ?=
 MATRIX ?=
+CONFIRM ?= 3
+SHARD ?=
 comma := ,
 empty :=
 space := $(empty) $(empty)
@@ -19,13 +24,14 @@ GINKGO := go tool ginkgo
 export TESTCONTAINERS_RYUK_DISABLED := true
 export KAFKA_VERSION KAFKA_MODE
 
-.PHONY: conformance test docker images unit browser lint bench bench-cluster bench-tap clean
+.PHONY: conformance test docker runtimes images unit browser lint bench bench-cluster bench-tap clean
 
 ## conformance: run the default scenarios on KAFKA_VERSION (KAFKA_MODE) for KCONFORM_CLIENT and print a
 ## result table; with CLIENTS or MATRIX, every scenario for each client on each version
 conformance: docker
 ifneq ($(strip $(CLIENTS)$(MATRIX)),)
-	go run ./cmd/kconform matrix --artifacts artifacts \
+	@bash ci/runtimes-up.sh
+	go run ./cmd/kconform matrix --artifacts artifacts --confirm $(CONFIRM) $(if $(SHARD),--shard $(SHARD)) \
 	  --clients '$(subst $(space),$(comma),$(strip $(or $(CLIENTS),$(KCONFORM_CLIENT),reference)))' \
 	  --kafka '$(subst $(space),$(comma),$(strip $(or $(MATRIX),$(KAFKA_VERSION)$(if $(KAFKA_MODE),:$(KAFKA_MODE)))))'; status=$$?; \
 	  go run ./cmd/kconform report --artifacts artifacts; exit $$status
@@ -50,9 +56,14 @@ lint:
 	@cd producer/rdkafka && sh copy-1.8.2.sh && git diff --exit-code ../rdkafka-1.8.2/main.go >/dev/null || { echo "kconform: producer/rdkafka-1.8.2/main.go is stale: run go generate ./producer/rdkafka"; exit 1; }
 	bash ci/actionlint.sh
 
-## unit: tests that need no Docker (the verifier, the producer and the tap against kfake)
-unit:
-	go test -count=1 ./history/... ./verify/... ./producer/... ./wiretap/... ./fixtures/... ./driver/... ./scenario/... ./report/... ./cmd/...
+## unit: tests that need no Docker (the verifier, the producer and the tap against kfake, every
+## client driver against kfake: installs the clients on first use)
+unit: runtimes
+	KCONFORM_REQUIRE_CLIENTS=1 go test -count=1 ./history/... ./verify/... ./producer/... ./wiretap/... ./fixtures/... ./driver/... ./scenario/... ./report/... ./findings/... ./cmd/...
+
+## runtimes: a JRE, Maven, Node.js and Python 3 for the client drivers (installs Debian's packages as root)
+runtimes:
+	@bash ci/runtimes-up.sh
 
 ## browser: the report's page opened in headless Chromium (installs Debian's chromium as root)
 browser:

@@ -377,3 +377,23 @@ func KnownBadClients(name string, mode fixtures.Mode) []string {
 	}
 	return out
 }
+
+// TimersMarkdown renders the compressed timers of every client as
+// docs/timers.md.
+func TimersMarkdown() string {
+	var b strings.Builder
+	b.WriteString("# Compressed timers\n\nGenerated from `scenario/catalogue.go` (`KCONFORM_UPDATE_DOCS=1 go test ./scenario`); do not edit.\n\n")
+	fmt.Fprintf(&b, "The seed stands for a %.0f-minute full-cluster outage with %.0f seconds. Each client's timers that scale with the\n", RealSeedDown.Minutes(), SeedDown.Seconds())
+	b.WriteString("outage are shortened to match; a timer that races the broker's own recovery is never shortened.\n")
+	b.WriteString("`kconform run --real-time` runs the real outage with every client's defaults.\n\n")
+	b.WriteString("| client family | setting | compressed | default | stands for |\n| --- | --- | --- | --- | --- |\n")
+	for _, family := range slices.Sorted(maps.Keys(compressed)) {
+		for _, t := range compressed[family] {
+			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", family, t.Key, t.Value, t.Default, t.StandsFor)
+		}
+	}
+	b.WriteString("\nlibrdkafka's `topic.metadata.propagation.max.ms` (default 30000) is left at its default: shortened\n")
+	b.WriteString("below a broker's restart it fails queued records while a restarted ZooKeeper-mode broker still answers\n")
+	b.WriteString("without the topic, which a real outage would not do.\n")
+	return b.String()
+}
