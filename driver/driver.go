@@ -424,6 +424,16 @@ func (d *Driver) Run(ctx context.Context, cfg producer.Config, settings map[stri
 	return nil
 }
 
+// Required are the settings a driver needs for its client to behave as the
+// client does by default: Java's VerifiableProducer sets retries=0, which
+// the idempotent producer refuses, so the client's default goes back.
+func (d *Driver) Required() map[string]string {
+	if d.Family == Java {
+		return map[string]string{"retries": "2147483647"}
+	}
+	return map[string]string{}
+}
+
 // Settings renders the knobs of the bundled producer's Config that every
 // client has (timeouts, retries, linger, in-flight) in the driver's
 // dialect, merged under the scenario's own settings for that family.

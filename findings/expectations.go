@@ -20,6 +20,7 @@ type Expectation struct {
 	Mode     string         `json:"mode"`
 	Scenario string         `json:"scenario"`
 	Timing   string         `json:"timing,omitempty"`
+	Defaults bool           `json:"client_defaults,omitempty"`
 	Added    []string       `json:"added,omitempty"`
 	Grades   []verify.Grade `json:"grades"`
 	Checks   []string       `json:"checks,omitempty"`
@@ -28,7 +29,7 @@ type Expectation struct {
 }
 
 func (e Expectation) key() string {
-	r := Record{Client: e.Client, Kafka: e.Kafka, Mode: e.Mode, Scenario: e.Scenario, Timing: e.Timing, Added: e.Added}
+	r := Record{Client: e.Client, Kafka: e.Kafka, Mode: e.Mode, Scenario: e.Scenario, Timing: e.Timing, ClientDefaults: e.Defaults, Added: e.Added}
 	return r.Key()
 }
 
@@ -111,7 +112,7 @@ func describeExpected(e Expectation) string {
 func Update(ex []Expectation, records []Record) []Expectation {
 	out := slices.Clone(ex)
 	for _, r := range records {
-		e := Expectation{Client: r.Client, Kafka: r.Kafka, Mode: r.Mode, Scenario: r.Scenario, Timing: r.Timing, Added: r.Added}
+		e := Expectation{Client: r.Client, Kafka: r.Kafka, Mode: r.Mode, Scenario: r.Scenario, Timing: r.Timing, Defaults: r.ClientDefaults, Added: r.Added}
 		for _, run := range r.RunList {
 			if !slices.Contains(e.Grades, run.Grade) {
 				e.Grades = append(e.Grades, run.Grade)

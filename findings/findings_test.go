@@ -43,7 +43,7 @@ func TestImportMergeAndExpectations(t *testing.T) {
 	put(t, root, "a/2.8.2-zk/c/seed-run2", seed("r2"), verify.Verdict{Grade: verify.Pass})
 	put(t, root, "b/2.8.2-zk/c/seed-run3", seed("r3"), failed(verify.SendOrder, verify.NonStrict))
 	real := seed("r4")
-	real.Timing, real.Settings = report.TimingReal, []report.Setting{{Key: "message.timeout.ms", Value: "1800000", Kind: report.AddedSetting}}
+	real.Timing, real.ClientDefaults, real.Settings = report.TimingReal, true, []report.Setting{{Key: "message.timeout.ms", Value: "1800000", Kind: report.AddedSetting}}
 	put(t, root, "b/2.8.2-zk/c/seed-real-time-added", real, failed(verify.LegalReset, verify.Failed))
 	broken := seed("r5")
 	broken.Expect = "reset"

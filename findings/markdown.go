@@ -123,7 +123,7 @@ func Markdown(records []Record, notes []Note) string {
 		if c := settingsText(r); c != "" {
 			fmt.Fprintf(&b, " Settings: %s.", c)
 		}
-		if !r.variant() && r.Timing == report.TimingCompressed {
+		if !r.variant() {
 			fmt.Fprintf(&b, " In real time with the client's defaults: %s.", realTimeText(r, records))
 		}
 		for _, n := range notes {
@@ -142,7 +142,7 @@ func Markdown(records []Record, notes []Note) string {
 // variant: a real-time run of a compressible scenario, or one with added
 // settings; shown beside its cell, not in the grid.
 func (r Record) variant() bool {
-	return len(r.Added) > 0 || r.Timing == report.TimingReal && r.compressible()
+	return len(r.Added) > 0 || r.ClientDefaults
 }
 
 func add(list *[]string, v string) {
@@ -171,8 +171,8 @@ func clientName(r Record) string {
 
 func timingText(r Record) string {
 	switch {
-	case r.Timing == report.TimingReal && r.compressible():
-		return "real outage, client's default timers"
+	case r.ClientDefaults && r.Timing == report.TimingReal:
+		return "real outage, the client's default settings"
 	case r.Timing == report.TimingCompressed:
 		return "compressed timers"
 	case r.Timing == report.TimingReal:
@@ -189,6 +189,8 @@ func settingsText(r Record) string {
 			parts = append(parts, fmt.Sprintf("`%s=%s` compressed (default %s)", s.Key, s.Value, s.Default))
 		case report.AddedSetting:
 			parts = append(parts, fmt.Sprintf("`%s=%s` added", s.Key, s.Value))
+		case report.ScenarioSetting:
+			parts = append(parts, fmt.Sprintf("`%s=%s` the scenario's", s.Key, s.Value))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -198,7 +200,7 @@ func settingsText(r Record) string {
 func realTimeText(r Record, records []Record) string {
 	var out []string
 	for _, x := range records {
-		if x.Client == r.Client && x.Kafka == r.Kafka && x.Mode == r.Mode && x.Scenario == r.Scenario && x.Timing == report.TimingReal {
+		if x.Client == r.Client && x.Kafka == r.Kafka && x.Mode == r.Mode && x.Scenario == r.Scenario && x.ClientDefaults {
 			s := short(x)
 			if len(x.Added) > 0 {
 				s += " with " + strings.Join(x.Added, ", ") + " added"
@@ -215,7 +217,7 @@ func realTimeText(r Record, records []Record) string {
 // Command is the kconform command line that runs the cell again.
 func (r Record) Command() string {
 	c := fmt.Sprintf("kconform run --driver %s --scenario %s --kafka %s --mode %s", r.Client, r.Scenario, r.Kafka, r.Mode)
-	if r.Timing == report.TimingReal && r.compressible() {
+	if r.ClientDefaults {
 		c += " --real-time"
 	}
 	for _, a := range r.Added {

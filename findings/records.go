@@ -32,6 +32,9 @@ type Record struct {
 	// Timing is report.TimingCompressed or report.TimingReal ("" for a
 	// run made before kconform recorded it).
 	Timing string `json:"timing"`
+	// ClientDefaults: the runs left every client setting at its default
+	// (kconform run --real-time).
+	ClientDefaults bool `json:"client_defaults,omitempty"`
 	// Added are the settings a user added to the runs, as key=value.
 	Added []string `json:"added,omitempty"`
 	// Grade is the worst grade over the runs; Check the check of its
@@ -83,11 +86,12 @@ type Finding struct {
 	ClientLog string `json:"client_log,omitempty"`
 }
 
-// Key names a record's cell: <kafka>-<mode>/<client>/<scenario> plus the
-// timing when real-time and "+added" settings.
+// Key names a record's cell: <kafka>-<mode>/<client>/<scenario>, then
+// "-real-time" for runs with the client's defaults (and a real outage) and
+// "-added-..." for settings a user added.
 func (r *Record) Key() string {
 	k := r.Kafka + "-" + r.Mode + "/" + r.Client + "/" + r.Scenario
-	if r.Timing == report.TimingReal && r.compressible() {
+	if r.ClientDefaults {
 		k += "-real-time"
 	}
 	if len(r.Added) > 0 {
@@ -95,10 +99,6 @@ func (r *Record) Key() string {
 	}
 	return k
 }
-
-// compressible: the scenario has a compressed form, so its real-time runs
-// are a variant of their own. Only the seed has one.
-func (r *Record) compressible() bool { return r.Scenario == "seed" }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._,=-]+`)
 
@@ -192,6 +192,9 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 			return Record{}, Run{}, false, nil
 		}
 		rec.Scenario, rec.Client, rec.Kafka, rec.Mode, rec.Timing = meta.Scenario, meta.Client, meta.Kafka, meta.Mode, meta.Timing
+		// A seed in real time has no compressed timer: before runs recorded
+		// client_defaults, that was the only way to run it.
+		rec.ClientDefaults = meta.ClientDefaults || meta.Scenario == "seed" && meta.Timing == report.TimingReal
 		run.RunID, run.Commit, run.settings, run.version = meta.RunID, meta.Commit, meta.Settings, meta.ClientVersion
 		if !meta.Started.IsZero() {
 			run.Date = meta.Started.UTC().Format("2006-01-02")

@@ -44,9 +44,12 @@ type Run struct {
 	// Timing is TimingCompressed or TimingReal; Settings every client
 	// setting the run gave, with its kind (others are the client's own
 	// defaults); Commit the kconform commit that ran it.
-	Timing   string    `json:"timing,omitempty"`
-	Settings []Setting `json:"settings,omitempty"`
-	Commit   string    `json:"commit,omitempty"`
+	Timing string `json:"timing,omitempty"`
+	// ClientDefaults: the client ran with its own default settings
+	// (kconform run --real-time), only required and added ones set.
+	ClientDefaults bool      `json:"client_defaults,omitempty"`
+	Settings       []Setting `json:"settings,omitempty"`
+	Commit         string    `json:"commit,omitempty"`
 	// Grade is the verdict's grade; Strict says NON-STRICT failed the run.
 	Grade  verify.Grade `json:"grade"`
 	Strict bool         `json:"strict,omitempty"`
@@ -75,6 +78,9 @@ const (
 	ScenarioSetting = "scenario"
 	// AddedSetting: a setting the user added (kconform run --set).
 	AddedSetting = "added"
+	// DriverSetting: a setting the driver needs for the client to behave
+	// as by default (undoing VerifiableProducer's retries=0).
+	DriverSetting = "driver"
 )
 
 // Setting is one client setting a run used, in the client's own names.

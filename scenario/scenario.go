@@ -49,6 +49,10 @@ type Scenario struct {
 	// time.
 	Compressed map[string][]Timer
 	RealTime   func() Scenario
+	// ClientDefaults runs every client with its own default settings:
+	// none of the scenario's (its timeouts, its compressed timers), only
+	// what a driver requires and what the user added.
+	ClientDefaults bool
 	// Variant names a variant of the scenario ("real-time") in its
 	// artifacts folder; the run keeps the scenario's name.
 	Variant string
@@ -137,6 +141,10 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 	defer tap.Close()
 
 	cfg := s.Producer
+	if s.ClientDefaults {
+		// The workload stays; the client's settings are its own.
+		cfg = producer.Config{Rate: s.Producer.Rate, Count: s.Producer.Count, BrokenSequences: s.Producer.BrokenSequences}
+	}
 	cfg.Brokers, cfg.Topic, cfg.Partitions, cfg.RunID = tap.Addrs(), Topic, or(s.Partitions, 3), producer.NewRunID()
 	if cfg.Rate == 0 {
 		cfg.Rate = 200
@@ -218,7 +226,7 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 		return nil, err
 	}
 	run := report.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
-		ClientVersion: drv.Version(), Timing: s.Timing(drv.Family), Settings: used, Commit: report.Commit(),
+		ClientVersion: drv.Version(), Timing: s.Timing(drv.Family), ClientDefaults: s.ClientDefaults, Settings: used, Commit: report.Commit(),
 		Started: start, Seconds: time.Since(start).Seconds()}
 	s.Outcome(v, &run)
 	if err := run.WriteFile(filepath.Join(dir, report.RunFile)); err != nil {
@@ -232,6 +240,18 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 // the scenario's own settings (timeouts a fault needs), and settings a
 // user added. Every other setting is the client's default.
 func (s Scenario) Settings(drv *driver.Driver, cfg producer.Config) (map[string]string, []report.Setting) {
+	if s.ClientDefaults {
+		settings := drv.Required()
+		var used []report.Setting
+		for _, k := range slices.Sorted(maps.Keys(settings)) {
+			used = append(used, report.Setting{Key: k, Value: settings[k], Kind: report.DriverSetting})
+		}
+		maps.Copy(settings, s.Added)
+		for _, k := range slices.Sorted(maps.Keys(s.Added)) {
+			used = append(used, report.Setting{Key: k, Value: s.Added[k], Kind: report.AddedSetting})
+		}
+		return settings, used
+	}
 	byFamily := map[string]map[string]string{}
 	for f, m := range s.ClientSettings {
 		byFamily[f] = maps.Clone(m)
@@ -264,23 +284,24 @@ func (s Scenario) Settings(drv *driver.Driver, cfg producer.Config) (map[string]
 // Timing is "compressed" when the scenario shortens a timer of family's
 // client to stand for a longer real outage, else "real-time".
 func (s Scenario) Timing(family string) string {
-	if len(s.Compressed[family]) > 0 {
+	if len(s.Compressed[family]) > 0 && !s.ClientDefaults {
 		return report.TimingCompressed
 	}
 	return report.TimingReal
 }
 
-// WithRealTime returns the scenario as it stands in real time: the real
-// outage its compressed timers stand for, with every client's own
-// defaults for them. The run's client, expectation and additions stay.
-func (s Scenario) WithRealTime() (Scenario, error) {
-	if s.RealTime == nil {
-		return s, fmt.Errorf("scenario %s compresses no client timer, so it already runs in real time: run it without --real-time", s.Name)
+// WithRealTime returns the scenario as a user meets it: the real outage
+// its compressed timers stand for (when it compresses any), and every
+// client with its own default settings. The run's client, expectation
+// and additions stay.
+func (s Scenario) WithRealTime() Scenario {
+	r := s
+	if s.RealTime != nil {
+		r = s.RealTime()
+		r.Client, r.Expect, r.Strict, r.Added = s.Client, s.Expect, s.Strict, s.Added
 	}
-	r := s.RealTime()
-	r.Client, r.Expect, r.Strict, r.Added = s.Client, s.Expect, s.Strict, s.Added
-	r.Variant = report.TimingReal
-	return r, nil
+	r.ClientDefaults, r.Variant = true, report.TimingReal
+	return r
 }
 
 // Outcome records in run whether v is what the scenario expects: a grade

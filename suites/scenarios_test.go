@@ -17,13 +17,7 @@ var _ = func() bool {
 
 // The seed with the report's real 20-minute downtime and the clients'
 // default timers.
-var _ = framework.DescribeScenario(func() scenario.Scenario {
-	s, err := scenario.Seed(scenario.SeedDown).WithRealTime()
-	if err != nil {
-		panic(err)
-	}
-	return s
-}(), "slow")
+var _ = framework.DescribeScenario(scenario.Seed(scenario.SeedDown).WithRealTime(), "slow")
 
 // Each scenario must be able to fail: the deliberately broken producer
 // must get the reset verdict (labels known-bad and broken).
