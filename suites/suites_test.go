@@ -4,13 +4,28 @@
 package suites
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/kconform/kconform/fixtures"
 )
 
+// TestSuites is the suites' entry: the process-wide set-up is made here,
+// not by the libraries.
 func TestSuites(t *testing.T) {
+	fixtures.Setup()
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "kconform")
 }
+
+// Every spec closes its cluster; after an interrupt (Ginkgo runs this
+// after Ctrl-C too) whatever a start under way left behind is removed.
+var _ = AfterSuite(func() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, _ = fixtures.CleanUpRun(ctx)
+})

@@ -17,14 +17,13 @@ import (
 // mode: image build time (cold when --cold removes the image first, warm
 // otherwise), time to ready for 1 and 3 brokers, time to serve again after
 // KillAll + StartAll, and resident memory per broker.
-func runBenchCluster(args []string) error {
+func runBenchCluster(ctx context.Context, args []string) error {
 	fs := newFlags("bench-cluster", "[--pairs 2.8.2/zk,3.9.1/zk,3.9.1/kraft,4.1.1/kraft] [--cold]")
 	pairs := fs.String("pairs", "2.8.2/zk,3.9.1/zk,3.9.1/kraft,4.1.1/kraft", "version/mode pairs")
 	cold := fs.Bool("cold", false, "remove each image first to time a cold build (jars stay cached)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	ctx := context.Background()
 	fmt.Println("| Kafka | mode | image build | 1-broker ready | 3-broker ready | serves after KillAll+StartAll | RSS per broker |")
 	fmt.Println("| --- | --- | --- | --- | --- | --- | --- |")
 	for _, pair := range splitList(*pairs) {

@@ -20,7 +20,7 @@ import (
 // one run: the bundled producer's throughput through the tap divided by its
 // throughput direct (rounds alternate, so drift hits both), and the p99
 // latency the tap adds to one request on loopback.
-func runBenchTap(args []string) error {
+func runBenchTap(ctx context.Context, args []string) error {
 	fs := newFlags("bench-tap", "[--kafka 2.8.2] [--records 200000] [--rounds 3] [--requests 3000]")
 	kafka := fs.String("kafka", "2.8.2", "Kafka version of the one-broker cluster")
 	records := fs.Int64("records", 200000, "records per throughput round")
@@ -29,7 +29,6 @@ func runBenchTap(args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	ctx := context.Background()
 	if _, err := docker.EnsureKafkaImage(ctx, *kafka, os.Stderr); err != nil {
 		return err
 	}

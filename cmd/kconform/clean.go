@@ -8,12 +8,12 @@ import (
 	"github.com/kconform/kconform/fixtures"
 )
 
-func runClean(args []string) error {
+func runClean(ctx context.Context, args []string) error {
 	fs := newFlags("clean", "")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	n, err := fixtures.Sweep(ctx, "")
 	if err != nil {

@@ -4,32 +4,41 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kconform/kconform/fixtures"
 )
 
 // command is one subcommand.
 type command struct {
 	summary string
-	run     func(args []string) error
+	run     func(ctx context.Context, args []string) error
+	// signalEnds: Ctrl-C is how the command normally ends (the tap, the
+	// bare producer), so it exits with its own status.
+	signalEnds bool
 }
 
 var commands = map[string]command{
-	"produce":       {"run the bundled idempotent producer and print its events as JSON lines", runProduce},
-	"verify":        {"check a producer's events (and the log read back) against the invariants", runVerify},
-	"clean":         {"remove every kconform container and network, those of runs still going included", runClean},
-	"bench-cluster": {"print the cluster fixture's start, restart and memory figures", runBenchCluster},
-	"table":         {"print the result table of a run's verdicts (and write matrix.md, matrix.json)", runTable},
-	"bench-tap":     {"measure the wire tap's throughput ratio and added p99 latency against a real broker", runBenchTap},
-	"report":        {"write self-contained HTML pages for a run: one per scenario run, and index.html", runReport},
-	"tap":           {"run the wire tap in front of brokers, inject protocol faults, save and judge the wire history", runTap},
-	"run":           {"run one scenario for one driver on one Kafka version (--repeat for flake counts)", runRun},
-	"matrix":        {"run scenarios x clients x Kafka versions, add the runs to the result records and compare with the expectations", runMatrix},
-	"results":       {"add saved runs to the result records, and write README's findings section from them", runResults},
+	"produce":       {"run the bundled idempotent producer and print its events as JSON lines", runProduce, true},
+	"verify":        {"check a producer's events (and the log read back) against the invariants", runVerify, false},
+	"clean":         {"remove every kconform container and network, those of runs still going included", runClean, false},
+	"bench-cluster": {"print the cluster fixture's start, restart and memory figures", runBenchCluster, false},
+	"table":         {"print the result table of a run's verdicts (and write matrix.md, matrix.json)", runTable, false},
+	"bench-tap":     {"measure the wire tap's throughput ratio and added p99 latency against a real broker", runBenchTap, false},
+	"report":        {"write self-contained HTML pages for a run: one per scenario run, and index.html", runReport, false},
+	"tap":           {"run the wire tap in front of brokers, inject protocol faults, save and judge the wire history", runTap, true},
+	"run":           {"run one scenario for one driver on one Kafka version (--repeat for flake counts)", runRun, false},
+	"matrix":        {"run scenarios x clients x Kafka versions, add the runs to the result records and compare with the expectations", runMatrix, false},
+	"results":       {"add saved runs to the result records, and write README's findings section from them", runResults, false},
 }
 
 // usageError is bad input: exit status 2 and the command's usage hint.
@@ -50,7 +59,24 @@ func main() {
 		fmt.Fprintf(os.Stderr, "kconform: unknown command %q: run 'kconform --help' for the list\n", os.Args[1])
 		os.Exit(2)
 	}
-	err := cmd.run(os.Args[2:])
+	fixtures.Setup()
+	// Ctrl-C (or SIGTERM) cancels the command's context: runs stop their
+	// producers and close their clusters, then this run's leftovers are
+	// swept and kconform exits 130, whenever the signal came.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := cmd.run(ctx, os.Args[2:])
+	stop()
+	if ctx.Err() != nil && !cmd.signalEnds {
+		fmt.Fprintln(os.Stderr, "kconform: interrupted: removing this run's containers and networks...")
+		cleanCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		if n, cerr := fixtures.CleanUpRun(cleanCtx); cerr != nil {
+			fmt.Fprintf(os.Stderr, "kconform: clean-up failed (%v): run 'make clean'\n", cerr)
+		} else if n > 0 {
+			fmt.Fprintf(os.Stderr, "kconform: removed %d leftovers\n", n)
+		}
+		cancel()
+		os.Exit(130)
+	}
 	var ue usageError
 	var fe failedError
 	switch {

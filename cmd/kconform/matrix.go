@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/findings"
@@ -18,7 +16,7 @@ import (
 )
 
 // runMatrix runs scenarios x clients x Kafka versions and writes the table.
-func runMatrix(args []string) error {
+func runMatrix(ctx context.Context, args []string) error {
 	fs := newFlags("matrix", "[--clients a,b] [--scenarios x,y] [--kafka 2.8.2:zk,4.4.0]")
 	clients := fs.String("clients", "reference,franz-go,librdkafka-1.8.2,librdkafka,java-4.x", "drivers, comma-separated")
 	names := fs.String("scenarios", strings.Join(scenario.Names(), ","), "scenarios, comma-separated")
@@ -80,8 +78,6 @@ func runMatrix(args []string) error {
 		fmt.Fprintf(os.Stderr, "kconform matrix: shard %d/%d: %d of %d cells\n", shardI, shardN, len(mine), len(plans))
 		plans = mine
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	fmt.Fprintf(os.Stderr, "kconform matrix: %d cells x %d runs (up to %d for a cell that does not pass)\n", len(plans), *repeat, max(*repeat, *confirm))
 	// A failing cell is a finding, not an error of the matrix run: only
 	// set-up errors end it early, and the table is written either way.

@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/kconform/kconform/producer"
 )
 
-func runProduce(args []string) error {
+func runProduce(ctx context.Context, args []string) error {
 	fs := newFlags("produce", "--brokers host:port --topic t [flags]")
 	brokers := fs.String("brokers", os.Getenv("KCONFORM_BROKERS"), "bootstrap addresses, comma-separated (env KCONFORM_BROKERS)")
 	var cfg producer.Config
@@ -32,8 +30,6 @@ func runProduce(args []string) error {
 	cfg.Brokers = splitList(*brokers)
 	cfg.Extra = extra
 	// Ctrl-C stops sending; records under way still get their outcome.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	st, err := producer.Run(ctx, cfg, os.Stdout)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -9,7 +10,7 @@ import (
 
 // runReport writes the HTML pages for runs' artifacts: one per scenario
 // run, and index.html with the grid of every cell.
-func runReport(args []string) error {
+func runReport(ctx context.Context, args []string) error {
 	fs := newFlags("report", "[--artifacts dir[,more]] [--out dir]")
 	dirs := fs.String("artifacts", "artifacts", "artifacts folders, comma-separated: several (a sharded matrix's) are merged into one grid")
 	out := fs.String("out", "", "folder for index.html (default: the first artifacts folder)")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +11,7 @@ import (
 
 // runResults keeps the result records: it adds saved runs to them, and
 // writes README's findings section from them.
-func runResults(args []string) error {
+func runResults(ctx context.Context, args []string) error {
 	fs := newFlags("results", "[--import artifacts[,more]] [--readme README.md]")
 	dir := fs.String("results", "results", "folder of result records (cells/, expectations.json, notes.json)")
 	imports := fs.String("import", "", "artifacts folders whose scenario runs to add to the records, comma-separated")

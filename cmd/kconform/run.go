@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/kconform/kconform/docker"
@@ -19,7 +17,7 @@ import (
 )
 
 // runRun runs one scenario for one driver on one Kafka version, repeated.
-func runRun(args []string) error {
+func runRun(ctx context.Context, args []string) error {
 	fs := newFlags("run", `--driver "<command>" --scenario seed --kafka 2.8.2 --mode zk`)
 	drv := fs.String("driver", os.Getenv("KCONFORM_CLIENT"), "driver: reference, franz-go, librdkafka-1.8.2, librdkafka, java-2.8, java-3.9, java-4.x (java), kafkajs, aiokafka, kafka-python, or a command line (env KCONFORM_CLIENT; default reference)")
 	name := fs.String("scenario", "seed", "scenario: "+strings.Join(scenario.Names(), ", "))
@@ -66,8 +64,6 @@ func runRun(args []string) error {
 		return usageError{"--repeat must be at least 1"}
 	}
 	s.Strict = *strict
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	results, err := runCells(ctx, []cellPlan{{s: s, client: *drv, kafka: *kafka, mode: fixtures.Mode(*mode), labels: labels}}, *repeat, *artifacts)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -10,7 +11,7 @@ import (
 
 // runTable prints the result table of the scenario runs under an artifacts
 // folder and writes matrix.md and matrix.json there.
-func runTable(args []string) error {
+func runTable(ctx context.Context, args []string) error {
 	fs := newFlags("table", "[--artifacts dir[,more]]")
 	dirs := fs.String("artifacts", "artifacts", "artifacts folders, comma-separated (several are merged; matrix.md goes to the first)")
 	grid := fs.Bool("grid", false, "print one table per Kafka version instead: scenarios x clients, repeated runs counted")

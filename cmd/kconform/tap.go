@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -32,7 +30,7 @@ const tapHelp = `fault commands (as --fault values, or one per line on stdin whi
 
 // runTap runs the wire tap in front of brokers until interrupted, applying
 // faults from flags and stdin, then saves the wire history and judges it.
-func runTap(args []string) error {
+func runTap(ctx context.Context, args []string) error {
 	fs := newFlags("tap", "--brokers host:port[,host:port] [--fault 'drop-response t 0'] [--out wire.jsonl]")
 	brokers := fs.String("brokers", os.Getenv("KCONFORM_BROKERS"), "the brokers' addresses (env KCONFORM_BROKERS)")
 	out := fs.String("out", "wire-history.jsonl", "where to write the wire history on exit")
@@ -62,7 +60,7 @@ func runTap(args []string) error {
 		return err
 	}
 	defer tap.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	if *duration > 0 {
 		var cancel context.CancelFunc

@@ -17,7 +17,7 @@ import (
 	"github.com/kconform/kconform/verify"
 )
 
-func runVerify(args []string) error {
+func runVerify(ctx context.Context, args []string) error {
 	fs := newFlags("verify", "(--history h.jsonl | --events producer.jsonl [--brokers host:port --topic t] | --artifacts dir) [flags]")
 	artifacts := fs.String("artifacts", "", "judge every saved scenario run under this folder again, rewriting verdict.json and run.json")
 	historyPath := fs.String("history", "", "a saved history (JSON lines) to judge")
@@ -69,7 +69,7 @@ func runVerify(args []string) error {
 				return fmt.Errorf("connect to %s: %w", *brokers, err)
 			}
 			defer cl.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 			defer cancel()
 			if h.Log, err = history.ReadLog(ctx, cl, *topic, *runID); err != nil {
 				return err
