@@ -22,9 +22,15 @@ if ! command -v mmdebstrap >/dev/null 2>&1; then
     log "apt-get install mmdebstrap failed (see /tmp/kconform-apt.log)"; exit 1; }
 fi
 
-mirror=$(awk '/^deb /{print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
-[ -n "$mirror" ] || mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n1)
-[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+# The Debian mirror: KCONFORM_DEBIAN_MIRROR, else the host's own apt
+# configuration (one-line or deb822 sources); kconform names none itself.
+mirror=${KCONFORM_DEBIAN_MIRROR:-}
+[ -n "$mirror" ] || mirror=$(awk '/^deb /{for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) {print $i; exit}}' /etc/apt/sources.list 2>/dev/null || true)
+[ -n "$mirror" ] || mirror=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -n1)
+if [ -z "$mirror" ]; then
+  log "no Debian mirror: set KCONFORM_DEBIAN_MIRROR (for example the URL your apt uses for bookworm) or KCONFORM_BASE_IMAGE to an image with Java 17"
+  exit 1
+fi
 
 start=$(date +%s)
 log "building $image from Debian bookworm packages via $mirror (about 2-3 minutes, once)..."

@@ -134,7 +134,12 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 	if err := drv.Prepare(ctx, progress); err != nil {
 		return nil, err
 	}
-	tap, err := wiretap.New(c.BootstrapAddrs(), wiretap.WithLogf(func(f string, a ...any) { fmt.Fprintf(progress, f+"\n", a...) }))
+	logf := func(f string, a ...any) { fmt.Fprintf(progress, f+"\n", a...) }
+	opts := []wiretap.Option{wiretap.WithLogf(logf)}
+	if os.Getenv("KCONFORM_DEBUG") != "" {
+		opts = append(opts, wiretap.WithDebugf(logf))
+	}
+	tap, err := wiretap.New(c.BootstrapAddrs(), opts...)
 	if err != nil {
 		return nil, err
 	}

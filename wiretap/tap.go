@@ -37,6 +37,7 @@ type Tap struct {
 
 	nextConn atomic.Int64
 	logf     func(format string, args ...any)
+	debugf   func(format string, args ...any)
 	wg       sync.WaitGroup
 }
 
@@ -57,15 +58,22 @@ type listener struct {
 // Option configures a Tap.
 type Option func(*Tap)
 
-// WithLogf sends the tap's own diagnostics (closed connections, broken
-// frames) to logf; default the standard logger.
+// WithLogf sends the tap's own diagnostics (broken frames, failed faults)
+// to logf; default the standard logger.
 func WithLogf(logf func(format string, args ...any)) Option {
 	return func(t *Tap) { t.logf = logf }
 }
 
+// WithDebugf sends per-connection lines (a connection closed, and why) to
+// debugf; by default they are dropped, as a killed broker closes hundreds.
+func WithDebugf(debugf func(format string, args ...any)) Option {
+	return func(t *Tap) { t.debugf = debugf }
+}
+
 // New starts a tap in front of the given broker addresses.
 func New(upstreams []string, opts ...Option) (*Tap, error) {
-	t := &Tap{listeners: map[string]*listener{}, conns: map[int64]*conn{}, topicIDs: map[[16]byte]string{}, logf: log.Printf}
+	t := &Tap{listeners: map[string]*listener{}, conns: map[int64]*conn{}, topicIDs: map[[16]byte]string{}, logf: log.Printf,
+		debugf: func(string, ...any) {}}
 	for _, o := range opts {
 		o(t)
 	}
@@ -266,12 +274,12 @@ func (t *Tap) serve(l *listener, client net.Conn) {
 	go func() {
 		defer close(done)
 		if err := t.fromUpstream(c); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-			t.logf("wiretap: conn %d: from broker %s: %v; closing", c.id, l.upstream, err)
+			t.debugf("wiretap: conn %d: from broker %s: %v; closing", c.id, l.upstream, err)
 		}
 		c.close()
 	}()
 	if err := t.fromClient(c); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-		t.logf("wiretap: conn %d: from client: %v; closing", c.id, err)
+		t.debugf("wiretap: conn %d: from client: %v; closing", c.id, err)
 	}
 	c.close()
 	<-done

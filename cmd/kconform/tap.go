@@ -38,6 +38,7 @@ func runTap(ctx context.Context, args []string) error {
 	fs.Var(&faults, "fault", "a fault command to apply at start, repeatable (see below)")
 	duration := fs.Duration("duration", 0, "stop after this long (default: at Ctrl-C or end of stdin with --stdin-ends)")
 	stdinEnds := fs.Bool("stdin-ends", false, "stop when stdin ends")
+	verbose := fs.Bool("v", os.Getenv("KCONFORM_DEBUG") != "", "log every connection the tap closes, and why (env KCONFORM_DEBUG=1)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: kconform tap --brokers host:port[,host:port] [flags]\n\nflags:\n")
 		fs.PrintDefaults()
@@ -55,7 +56,12 @@ func runTap(ctx context.Context, args []string) error {
 			return usageError{err.Error()}
 		}
 	}
-	tap, err := wiretap.New(ups, wiretap.WithLogf(func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }))
+	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
+	opts := []wiretap.Option{wiretap.WithLogf(logf)}
+	if *verbose {
+		opts = append(opts, wiretap.WithDebugf(logf))
+	}
+	tap, err := wiretap.New(ups, opts...)
 	if err != nil {
 		return err
 	}
