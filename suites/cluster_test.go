@@ -27,6 +27,9 @@ import (
 // addresses with its data intact. Pick one pair with e.g.
 // --label-filter='cluster && kafka-2.8.2'.
 var _ = Describe("Cluster fixture", Label("cluster"), func() {
+	if !framework.Registered("cluster") {
+		return
+	}
 	for _, pair := range []struct {
 		version string
 		mode    fixtures.Mode

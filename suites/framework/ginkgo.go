@@ -14,6 +14,30 @@ import (
 	"github.com/kconform/kconform/scenario"
 )
 
+// OptIn are the labels of specs that run only when asked for by a label
+// filter, the way Kubernetes e2e keeps slow and serial specs out of the
+// default run: `ginkgo ./suites` with no filter runs what `make
+// conformance` runs (the default scenarios for KAFKA_VERSION and
+// KCONFORM_CLIENT).
+var OptIn = []string{"cluster", "known-bad", "slow"}
+
+// Registered tells whether specs with labels belong in this run: always
+// under a label filter (which then picks), and without one only when they
+// carry no OptIn label.
+func Registered(labels ...string) bool {
+	if GinkgoLabelFilter() != "" {
+		return true
+	}
+	for _, l := range labels {
+		for _, o := range OptIn {
+			if l == o {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // DescribeScenario registers a scenario as an ordered Ginkgo container labelled
 // with its name and labels: the cluster starts once for it, the scenario
 // runs, and the spec fails with the verdict's paragraph. A scenario that
@@ -21,6 +45,11 @@ import (
 // never counted as a pass.
 func DescribeScenario(s scenario.Scenario, labels ...string) bool {
 	return Context(s.Name, Ordered, Label(append([]string{s.Name}, labels...)...), func() {
+		// Container bodies run once Ginkgo has read its flags, so the
+		// label filter is known here (not at package init).
+		if !Registered(labels...) {
+			return
+		}
 		var cluster *fixtures.Cluster
 		version, mode := KafkaVersion(), KafkaMode()
 		client := ClientName(s.Client)
