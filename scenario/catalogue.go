@@ -14,7 +14,8 @@ import (
 	"github.com/kconform/kconform/verify"
 )
 
-// The conformance scenarios of ../shared/SCENARIOS.md, in catalogue order.
+// The conformance scenarios, in catalogue order; docs/scenarios.md is
+// generated from them (ScenariosMarkdown).
 
 // Timer is a client setting a scenario compresses so that a long real
 // outage fits in seconds. A compression is faithful when it scales a timer
@@ -78,7 +79,11 @@ func CompressedTimers(family string) []Timer { return compressed[family] }
 // producer running throughout.
 func Seed(down time.Duration) Scenario {
 	s := Scenario{
-		Name: "seed",
+		Name:        "seed",
+		Fault:       "the whole cluster (ZooKeeper or the controllers included) SIGKILLed, down for the outage (20 s standing for the report's 20 minutes), restarted one node at a time; the producer runs throughout",
+		Requirement: "After a full-cluster outage a producer MUST continue each partition at its next sequence under the same producer id and epoch, or start again at 0 only with a new producer id or a higher epoch.",
+		References:  []string{"librdkafka #3584 (the founding bug: base sequence 0 under the same producer id after a full-cluster restart)", "KIP-98 (idempotent producer)", "KIP-360 (safe epoch bumps)"},
+		MustShow:    "the client was producing in the 2 s before the nodes were killed, and produced again after the restart",
 		// The outage must meet a producer that is sending, and the
 		// producer must outlive it, or the restart tests nothing.
 		Effects: []verify.Effect{verify.ProducingAcross("kill")},
@@ -117,7 +122,11 @@ func Catalogue() []Scenario {
 	return []Scenario{
 		Seed(SeedDown),
 		{
-			Name: "broker-restart",
+			Name:        "broker-restart",
+			Fault:       "the leader of partition 0 hard-killed (SIGKILL) under load, restarted after 5 s; leadership moves back by preferred-leader election",
+			Requirement: "When a leader dies and comes back, a producer MUST carry each partition's sequence to the new leader and back: no reset, no reuse of a sequence for other records, no loss or duplicate.",
+			References:  []string{"KIP-98", "KIP-360", "librdkafka #4953 (duplicates during leader transitions)"},
+			MustShow:    "the client was producing to the killed leader in the 2 s before the kill, and produced again after the restart",
 			BrokerConfig: map[string]string{
 				"auto.leader.rebalance.enable":            "true",
 				"leader.imbalance.check.interval.seconds": "5",
@@ -133,7 +142,11 @@ func Catalogue() []Scenario {
 			},
 		},
 		{
-			Name: "freeze",
+			Name:        "freeze",
+			Fault:       "the leader of partition 0 paused (docker pause, the cgroup freezer) for 15 s, past the request (3 s) and delivery (10 s) timeouts, then resumed; three rounds",
+			Requirement: "When requests time out against a frozen leader, a producer MUST NOT reuse a sequence for other records or write a record twice; after an epoch bump the new epoch MUST start at sequence 0.",
+			References:  []string{"KIP-360", "librdkafka #4134 (records lost after broker freeze-thaw with idempotence on)", "librdkafka PR #2188 (message timeouts with the idempotent producer)"},
+			MustShow:    "the client was producing to the paused leader, and a request to it went unanswered while it was frozen",
 			BrokerConfig: map[string]string{
 				"replica.lag.time.max.ms":      "5000",
 				"broker.session.timeout.ms":    "4000",
@@ -153,8 +166,12 @@ func Catalogue() []Scenario {
 			},
 		},
 		{
-			Name:     "network-cut",
-			Producer: producer.Config{RequestTimeout: 5 * time.Second, DeliveryTimeout: 15 * time.Second},
+			Name:        "network-cut",
+			Fault:       "the tap cuts the client from the leader of partition 0 (blackhole: connections closed, new ones get no answer), 5 s (shorter than the 15 s delivery timeout), healed, then 25 s (longer)",
+			Requirement: "After a connection is cut with batches in flight, a producer MUST resend them in order at their own sequences, and records it reports failed MUST NOT leave a sequence reused for other records.",
+			References:  []string{"KIP-98 (ordering with up to 5 requests in flight)", "KAFKA-5494", "librdkafka PR #4438 (possibly persisted messages)"},
+			MustShow:    "the client was producing to the cut broker, and a request to it went unanswered during the cut",
+			Producer:    producer.Config{RequestTimeout: 5 * time.Second, DeliveryTimeout: 15 * time.Second},
 			// A connection actually cut while producing.
 			Effects: []verify.Effect{verify.CutWhileProducing("blackhole")},
 			Schedule: []chaos.Step{
@@ -168,8 +185,12 @@ func Catalogue() []Scenario {
 			},
 		},
 		{
-			Name:    "rolling-restart",
-			Effects: []verify.Effect{verify.ProducingTo("stop")},
+			Name:        "rolling-restart",
+			Fault:       "every broker stopped gracefully (SIGTERM) and restarted, one by one, waiting for the cluster to be ready between them",
+			Requirement: "Through a rolling restart a producer MUST keep each partition's sequence as leadership moves from broker to broker: nothing lost, duplicated or reordered.",
+			References:  []string{"KIP-98", "Kafka operations: rolling restarts with controlled shutdown"},
+			MustShow:    "the client was producing to a broker in the 2 s before it was stopped",
+			Effects:     []verify.Effect{verify.ProducingTo("stop")},
 			Schedule: []chaos.Step{
 				chaos.Stop(chaos.Node("broker-1")), chaos.Start(chaos.Victims(), 0), chaos.WaitReady(2 * time.Minute),
 				chaos.Stop(chaos.Node("broker-2")), chaos.Start(chaos.Victims(), 0), chaos.WaitReady(2 * time.Minute),
@@ -177,7 +198,11 @@ func Catalogue() []Scenario {
 			},
 		},
 		{
-			Name: "producer-expiry",
+			Name:        "producer-expiry",
+			Fault:       "the tap holds every produce request (no connection cut) for 20 s while the brokers, with producer.id.expiration.ms=10000, forget the idle producer; then releases them",
+			Requirement: "When brokers have forgotten a producer, it MUST recover without loss or duplicate: UNKNOWN_PRODUCER_ID or OUT_OF_ORDER_SEQUENCE_NUMBER leads to a new epoch or producer id starting at sequence 0.",
+			References:  []string{"KIP-854 (producer.id.expiration.ms, Kafka 3.4)", "KIP-360"},
+			MustShow:    "a produce request was held at least 10 s (the expiration) before it was answered",
 			BrokerConfig: map[string]string{
 				"producer.id.expiration.ms":                "10000",
 				"producer.id.expiration.check.interval.ms": "1000",
@@ -202,8 +227,12 @@ func Catalogue() []Scenario {
 			},
 		},
 		{
-			Name:    "lost-response",
-			Effects: []verify.Effect{verify.RetriedAfterDrop()},
+			Name:        "lost-response",
+			Fault:       "the tap lets the broker write a produce request and drops its answer, twice (partitions 0 and 1)",
+			Requirement: "A producer whose answer was lost MUST retry the same records at the same sequence, so that the broker answers the retry as a duplicate at the original offset.",
+			References:  []string{"KIP-98 (duplicate detection by sequence)", "the broker's DUPLICATE_SEQUENCE_NUMBER handling in ProducerStateManager"},
+			MustShow:    "an answer was dropped and the client retried that batch",
+			Effects:     []verify.Effect{verify.RetriedAfterDrop()},
 			Schedule: []chaos.Step{
 				chaos.DropResponse(0),
 				chaos.Wait(5*time.Second, "retry"),
@@ -396,4 +425,44 @@ func TimersMarkdown() string {
 	b.WriteString("below a broker's restart it fails queued records while a restarted ZooKeeper-mode broker still answers\n")
 	b.WriteString("without the topic, which a real outage would not do.\n")
 	return b.String()
+}
+
+// ScenariosMarkdown renders the catalogue as docs/scenarios.md: each
+// scenario's fault, requirement, references, what its fault must show in
+// the history, and its labels.
+func ScenariosMarkdown() string {
+	var b strings.Builder
+	b.WriteString("# Scenarios\n\nGenerated from `scenario/catalogue.go` (`KCONFORM_UPDATE_DOCS=1 go test ./scenario`); do not edit.\n")
+	b.WriteString("A run whose history does not show what its fault must achieve is INCONCLUSIVE, never a pass.\n")
+	for _, s := range Catalogue() {
+		fmt.Fprintf(&b, "\n## %s\n\n- **Fault:** %s.\n- **Requirement:** %s\n- **The history must show:** %s.\n", s.Name, s.Fault, s.Requirement, s.MustShow)
+		if len(s.References) > 0 {
+			fmt.Fprintf(&b, "- **References:** %s.\n", strings.Join(s.References, "; "))
+		}
+		if s.RealTime != nil {
+			b.WriteString("- **Time:** compressed ([timers](timers.md)); `kconform run --real-time` runs the real outage with the clients' defaults.\n")
+		}
+		fmt.Fprintf(&b, "- **Labels:** `%s`; with `known-bad`, `broken` (kconform's broken producer must fail it)", s.Name)
+		if s.Name == "seed" {
+			b.WriteString("; `slow` (the real 20-minute outage)")
+		}
+		b.WriteString(".\n")
+	}
+	b.WriteString("\nOther labels: `cluster` (the cluster fixture's suite, with `kafka-<version>`, `zk`, `kraft`), `inconclusive` (a garbage-printing driver that must be INCONCLUSIVE), and each known-bad client's name (`librdkafka-1.8.2`). Specs labelled `cluster`, `known-bad` or `slow` run only when a label filter asks for them.\n")
+	return b.String()
+}
+
+// Labels lists every Ginkgo label the suites use, for `kconform list`:
+// Ginkgo makes the scenario labels at run time, so `ginkgo labels` cannot
+// see them.
+func Labels() []string {
+	labels := append(Names(), "known-bad", "broken", "slow", "inconclusive", "cluster", "zk", "kraft")
+	for _, byClient := range KnownBad {
+		for c := range byClient {
+			if !slices.Contains(labels, c) {
+				labels = append(labels, c)
+			}
+		}
+	}
+	return labels
 }

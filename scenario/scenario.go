@@ -30,6 +30,13 @@ const Topic = "kconform"
 // the fault schedule. Suites declare scenarios; Run does the rest.
 type Scenario struct {
 	Name string
+	// Fault says what happens; Requirement what a producer MUST do
+	// through it; References where that comes from (KIPs, broker rules,
+	// client issues); MustShow what the fault must have done, in words
+	// (Effects checks it). docs/scenarios.md is made of them.
+	Fault, Requirement string
+	References         []string
+	MustShow           string
 	// Brokers, Partitions, MinInsync shape the cluster and topic
 	// (defaults 3, 3, 2; the replication factor is min(3, brokers)).
 	Brokers, Partitions, MinInsync int

@@ -36,6 +36,7 @@ var commands = map[string]command{
 	"bench-tap":     {"measure the wire tap's throughput ratio and added p99 latency against a real broker", runBenchTap, false},
 	"report":        {"write self-contained HTML pages for a run: one per scenario run, and index.html", runReport, false},
 	"tap":           {"run the wire tap in front of brokers, inject protocol faults, save and judge the wire history", runTap, true},
+	"list":          {"print the scenarios, the suites' labels and the built-in drivers", runList, false},
 	"run":           {"run one scenario for one driver on one Kafka version (--repeat for flake counts)", runRun, false},
 	"matrix":        {"run scenarios x clients x Kafka versions, add the runs to the result records and compare with the expectations", runMatrix, false},
 	"results":       {"add saved runs to the result records, and write README's findings section from them", runResults, false},
