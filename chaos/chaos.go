@@ -1,6 +1,3 @@
-// Package chaos applies faults to a running cluster and to the wire tap in
-// front of it, on a schedule, and records each step with its time so a
-// verdict can name the fault before a violation.
 package chaos
 
 import (

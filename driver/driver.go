@@ -1,8 +1,3 @@
-// Package driver runs a producer client for a scenario: kconform's bundled
-// franz-go producer in process, or any executable that follows the driver
-// contract (see the README): settings from flags or KCONFORM_* environment
-// variables, one JSON event per line on stdout, its own logs on stderr, and
-// a clean stop on SIGTERM.
 package driver
 
 import (

@@ -1,7 +1,3 @@
-// Package producer is kconform's bundled idempotent producer: franz-go's
-// kgo with idempotence on and acks=all, a deterministic workload, and every
-// record's fate printed as a JSON line in the shape of Kafka's
-// VerifiableProducer events.
 package producer
 
 import (

@@ -1,6 +1,3 @@
-// Package scenario holds kconform's conformance scenarios and runs one:
-// the producer through a fresh wire tap, the fault schedule, the read-back
-// and the verdict. The Ginkgo suites and the kconform command share it.
 package scenario
 
 import (

@@ -1,7 +1,3 @@
-// Package verify judges a history: it checks the idempotent producer's
-// invariants on the client's events, the log read back and the wire
-// traffic, and writes a verdict a person can act on. It never talks to a
-// cluster.
 package verify
 
 import (

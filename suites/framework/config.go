@@ -1,7 +1,3 @@
-// Package framework is what every kconform Ginkgo suite shares: the choice
-// of Kafka version and mode from the environment, artifact folders, and
-// the run of a scenario from cluster start to verdict. Suites only say what
-// they test.
 package framework
 
 import (
