@@ -45,7 +45,7 @@ endif
 
 ## test: vet and format checks, unit and kfake tests (golden histories included), the cluster suite,
 ## the seed scenario on 2.8.2/zk, and a garbage-printing driver that must come out INCONCLUSIVE
-test: lint unit browser docker
+test: runtimes lint unit browser docker
 	@bash docker/build-kafka.sh 2.8.2
 	$(GINKGO) -v --label-filter='cluster && kafka-2.8.2' --junit-report=junit-cluster.xml --output-dir=artifacts ./suites
 	KAFKA_VERSION=2.8.2 KAFKA_MODE=zk $(GINKGO) -v --label-filter='(seed && !slow) || inconclusive' --junit-report=junit-seed.xml --output-dir=artifacts ./suites
@@ -53,7 +53,12 @@ test: lint unit browser docker
 lint:
 	@test -z "$$(gofmt -l .)" || { echo "kconform: gofmt needed on:"; gofmt -l .; exit 1; }
 	go vet ./...
-	@cd producer/rdkafka && sh copy-1.8.2.sh && git diff --exit-code ../rdkafka-1.8.2/main.go >/dev/null || { echo "kconform: producer/rdkafka-1.8.2/main.go is stale: run go generate ./producer/rdkafka"; exit 1; }
+	@# The librdkafka drivers are modules of their own (cgo): vet them too.
+	cd producer/rdkafka && go vet ./...
+	cd producer/rdkafka-1.8.2 && go vet ./...
+	@node --check producer/kafkajs/driver.js
+	@python3 -c "import ast, sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]" producer/python/*.py
+	@cd producer/rdkafka && sh copy-1.8.2.sh && git diff --exit-code ../rdkafka-1.8.2/main.go >/dev/null || { echo "kconform: producer/rdkafka-1.8.2/main.go is stale: run (cd producer/rdkafka && go generate)"; exit 1; }
 	bash ci/actionlint.sh
 
 ## unit: tests that need no Docker (the verifier, the producer and the tap against kfake, every
