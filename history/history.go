@@ -3,8 +3,6 @@ package history
 import (
 	"fmt"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // History is everything observed in one scenario run.
@@ -215,12 +213,11 @@ func (h *History) LastFaultEnd() time.Time {
 // ErrorName names a Kafka error code as the protocol does
 // ("OUT_OF_ORDER_SEQUENCE_NUMBER"); 0 is "".
 func ErrorName(code int16) string {
-	err := kerr.ErrorForCode(code)
-	if err == nil {
+	if code == 0 {
 		return ""
 	}
-	if ke, ok := err.(*kerr.Error); ok {
-		return ke.Message
+	if name, ok := errorNames[code]; ok {
+		return name
 	}
 	return fmt.Sprintf("error %d", code)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/readback"
 	"github.com/kconform/kconform/verify"
 )
 
@@ -57,7 +58,7 @@ func runAndVerify(t *testing.T, c *kfake.Cluster, cfg Config) (*history.History,
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	log, err := history.ReadLog(ctx, cl, "t", cfg.RunID)
+	log, err := readback.ReadLog(ctx, cl, "t", cfg.RunID)
 	if err != nil {
 		t.Fatalf("read back: %v", err)
 	}
@@ -221,7 +222,7 @@ func TestBrokenProducerIsConvicted(t *testing.T) {
 	events := read.Events
 	cl, _ := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	defer cl.Close()
-	log, err := history.ReadLog(ctx, cl, "t", "bad")
+	log, err := readback.ReadLog(ctx, cl, "t", "bad")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/readback"
 	"github.com/kconform/kconform/producer"
 	"github.com/kconform/kconform/report"
 	"github.com/kconform/kconform/verify"
@@ -211,7 +212,7 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 		return nil, err
 	}
 	defer cl.Close()
-	log, err := history.ReadLog(readCtx, cl, Topic, cfg.RunID)
+	log, err := readback.ReadLog(readCtx, cl, Topic, cfg.RunID)
 	if err != nil {
 		return nil, err
 	}

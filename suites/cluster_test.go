@@ -16,6 +16,7 @@ import (
 
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/readback"
 	"github.com/kconform/kconform/producer"
 	"github.com/kconform/kconform/suites/framework"
 	"github.com/kconform/kconform/verify"
@@ -125,7 +126,7 @@ var _ = Describe("Cluster fixture", Label("cluster"), func() {
 				cl, err := cluster.Client()
 				Expect(err).NotTo(HaveOccurred())
 				defer cl.Close()
-				log, err := history.ReadLog(ctx, cl, tapTopic, cfg.RunID)
+				log, err := readback.ReadLog(ctx, cl, tapTopic, cfg.RunID)
 				Expect(err).NotTo(HaveOccurred())
 				wire := tap.Wire()
 				Expect(wireAgreesWithLog(wire, log)).To(Succeed())

@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/readback"
 )
 
 var decompressor = kgo.DefaultDecompressor()
@@ -19,7 +20,7 @@ func (t *Tap) batchesOf(req *kmsg.ProduceRequest) []history.WireBatch {
 	for _, rt := range req.Topics {
 		topic := t.topicName(rt.Topic, rt.TopicID)
 		for _, rp := range rt.Partitions {
-			batches, _, err := history.ParseBatches(rp.Records, rp.Partition, 0, decompressor, "")
+			batches, _, err := readback.ParseBatches(rp.Records, rp.Partition, 0, decompressor, "")
 			if err != nil {
 				// Recorded, so the verdict knows the wire is incomplete.
 				out = append(out, history.WireBatch{Topic: topic, Partition: rp.Partition, ProducerID: -1, Epoch: -1,

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/readback"
 	"github.com/kconform/kconform/producer"
 	"github.com/kconform/kconform/verify"
 )
@@ -54,7 +55,7 @@ func produceThrough(t *testing.T, c *kfake.Cluster, tap *Tap, cfg producer.Confi
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	log, err := history.ReadLog(ctx, cl, "t", "tap")
+	log, err := readback.ReadLog(ctx, cl, "t", "tap")
 	if err != nil {
 		t.Fatal(err)
 	}

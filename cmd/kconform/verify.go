@@ -12,6 +12,7 @@ import (
 
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/readback"
 	"github.com/kconform/kconform/report"
 	"github.com/kconform/kconform/scenario"
 	"github.com/kconform/kconform/verify"
@@ -71,7 +72,7 @@ func runVerify(ctx context.Context, args []string) error {
 			defer cl.Close()
 			ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 			defer cancel()
-			if h.Log, err = history.ReadLog(ctx, cl, *topic, *runID); err != nil {
+			if h.Log, err = readback.ReadLog(ctx, cl, *topic, *runID); err != nil {
 				return err
 			}
 			h.LogRead = true

@@ -1,9 +1,10 @@
-package history
+package readback
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kconform/kconform/history"
 	"sort"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -16,7 +17,7 @@ import (
 // from each leader, from the log start to the high watermark, and returns
 // them with their producer id, epoch, base sequence, count and base offset,
 // and the counters of runID's records.
-func ReadLog(ctx context.Context, cl *kgo.Client, topic, runID string) ([]LogBatch, error) {
+func ReadLog(ctx context.Context, cl *kgo.Client, topic, runID string) ([]history.LogBatch, error) {
 	adm := kadm.NewClient(cl)
 	starts, err := adm.ListStartOffsets(ctx, topic)
 	if err != nil {
@@ -39,7 +40,7 @@ func ReadLog(ctx context.Context, cl *kgo.Client, topic, runID string) ([]LogBat
 	}
 	td := topics[topic]
 	decompressor := kgo.DefaultDecompressor()
-	var batches []LogBatch
+	var batches []history.LogBatch
 	for _, p := range partitions {
 		start, _ := starts.Lookup(topic, p)
 		end, _ := ends.Lookup(topic, p)
@@ -61,7 +62,7 @@ func ReadLog(ctx context.Context, cl *kgo.Client, topic, runID string) ([]LogBat
 
 // fetchBatches fetches from offset and returns the complete batches in the
 // answer and the offset after the last of them.
-func fetchBatches(ctx context.Context, cl *kgo.Client, leader int32, topicID [16]byte, topic string, partition int32, offset int64, dec kgo.Decompressor, runID string) ([]LogBatch, int64, error) {
+func fetchBatches(ctx context.Context, cl *kgo.Client, leader int32, topicID [16]byte, topic string, partition int32, offset int64, dec kgo.Decompressor, runID string) ([]history.LogBatch, int64, error) {
 	req := kmsg.NewPtrFetchRequest()
 	req.ReplicaID = -1
 	req.MaxWaitMillis = 100
@@ -100,8 +101,8 @@ func fetchBatches(ctx context.Context, cl *kgo.Client, leader int32, topicID [16
 
 // ParseBatches decodes the record batches in raw (as a Fetch answers them)
 // from offset on. A trailing partial batch is left for the next fetch.
-func ParseBatches(raw []byte, partition int32, offset int64, dec kgo.Decompressor, runID string) ([]LogBatch, int64, error) {
-	var out []LogBatch
+func ParseBatches(raw []byte, partition int32, offset int64, dec kgo.Decompressor, runID string) ([]history.LogBatch, int64, error) {
+	var out []history.LogBatch
 	next := offset
 	for len(raw) >= 12 {
 		length := int(int32(uint32(raw[8])<<24 | uint32(raw[9])<<16 | uint32(raw[10])<<8 | uint32(raw[11])))
@@ -116,7 +117,7 @@ func ParseBatches(raw []byte, partition int32, offset int64, dec kgo.Decompresso
 		if b.Magic != 2 {
 			return out, next, fmt.Errorf("batch at offset %d has message format v%d; kconform reads v2 only", b.FirstOffset, b.Magic)
 		}
-		lb := LogBatch{
+		lb := history.LogBatch{
 			Partition:      partition,
 			BaseOffset:     b.FirstOffset,
 			ProducerID:     b.ProducerID,
@@ -150,8 +151,8 @@ func ParseBatches(raw []byte, partition int32, offset int64, dec kgo.Decompresso
 }
 
 // readRecords decodes n records and keeps the offset and counter of each.
-func readRecords(raw []byte, base int64, n int, runID string) []LogRecord {
-	recs := make([]LogRecord, 0, n)
+func readRecords(raw []byte, base int64, n int, runID string) []history.LogRecord {
+	recs := make([]history.LogRecord, 0, n)
 	for range n {
 		length, used := varint(raw)
 		if used <= 0 || int(length)+used > len(raw) {
@@ -162,7 +163,7 @@ func readRecords(raw []byte, base int64, n int, runID string) []LogRecord {
 			break
 		}
 		raw = raw[used+int(length):]
-		recs = append(recs, LogRecord{Offset: base + int64(r.OffsetDelta), Counter: CounterFor(r.Value, runID)})
+		recs = append(recs, history.LogRecord{Offset: base + int64(r.OffsetDelta), Counter: history.CounterFor(r.Value, runID)})
 	}
 	return recs
 }
