@@ -178,20 +178,27 @@ func charts(h *history.History, v *verify.Verdict, start, end time.Time) []chart
 		maxY[p] = max(maxY[p], y)
 	}
 
-	// Wire: every produce batch's base sequence; answers mark errors.
-	type reqKey struct {
-		conn int64
-		corr int32
-	}
-	requests := map[reqKey]history.WireEvent{}
+	// Wire: every produce batch's base sequence; answers mark errors. A
+	// batch verify found deviant (its wire findings) is marked as such:
+	// the page draws the verdict, it does not judge again.
 	type seqKey struct {
 		p     int32
 		pid   int64
 		epoch int16
 		seq   int32
 	}
+	deviant := map[seqKey]verify.Violation{}
+	if v != nil {
+		for _, x := range v.Violations {
+			if x.Source == "wire" {
+				k := seqKey{x.Partition, x.ProducerID, x.Epoch, x.Sequence}
+				if _, ok := deviant[k]; !ok {
+					deviant[k] = x
+				}
+			}
+		}
+	}
 	sent := map[seqKey]bool{}
-	last := map[int32]seqKey{}
 	cs := map[int32]*chart{}
 	ch := func(p int32) *chart {
 		if cs[p] == nil {
@@ -199,45 +206,27 @@ func charts(h *history.History, v *verify.Verdict, start, end time.Time) []chart
 		}
 		return cs[p]
 	}
-	for _, e := range h.Wire {
-		switch e.Kind {
-		case history.ProduceRequest:
-			requests[reqKey{e.Conn, e.CorrelationID}] = e
-			for _, b := range e.Batches {
-				k := seqKey{b.Partition, b.ProducerID, b.Epoch, b.BaseSequence}
-				c := ch(b.Partition)
-				c.Requests++
-				class, what := "seq", "sent"
-				prev := last[b.Partition]
-				switch {
-				case b.BaseSequence == 0 && prev.seq > 0 && prev.pid == b.ProducerID && prev.epoch == b.Epoch:
-					class, what = "reset", "sequence reset to"
-					c.Resets++
-				case sent[k]:
-					class, what = "retry", "retry of"
-					c.Retries++
-				}
-				sent[k] = true
-				last[b.Partition] = k
-				add(b.Partition, e.Time, float64(b.BaseSequence), class,
-					fmt.Sprintf("%s base sequence %d (%d records) · producer %d epoch %d · %s", what, b.BaseSequence, b.Count, b.ProducerID, b.Epoch, e.Time.Format("15:04:05.000")))
+	for _, x := range h.Exchanges() {
+		e := x.Request
+		for _, b := range e.Batches {
+			k := seqKey{b.Partition, b.ProducerID, b.Epoch, b.BaseSequence}
+			c := ch(b.Partition)
+			c.Requests++
+			class, what := "seq", "sent"
+			if d, ok := deviant[k]; ok && !sent[k] {
+				class, what = "reset", string(d.Check)+": sent"
+				c.Resets++
+			} else if sent[k] {
+				class, what = "retry", "retry of"
+				c.Retries++
 			}
-		case history.ProduceResponse:
-			req, ok := requests[reqKey{e.Conn, e.CorrelationID}]
-			if !ok {
-				continue
-			}
-			for _, r := range e.Results {
-				if r.ErrorCode == 0 {
-					continue
-				}
-				for _, b := range req.Batches {
-					if b.Partition == r.Partition && b.Topic == r.Topic {
-						ch(b.Partition).Errors++
-						add(b.Partition, e.Time, float64(b.BaseSequence), "err",
-							fmt.Sprintf("broker answered %s to base sequence %d · %s", history.ErrorName(r.ErrorCode), b.BaseSequence, e.Time.Format("15:04:05.000")))
-					}
-				}
+			sent[k] = true
+			add(b.Partition, e.Time, float64(b.BaseSequence), class,
+				fmt.Sprintf("%s base sequence %d (%d records) · producer %d epoch %d · %s", what, b.BaseSequence, b.Count, b.ProducerID, b.Epoch, e.Time.Format("15:04:05.000")))
+			if r, ok := x.Answer(b.Topic, b.Partition); ok && r.ErrorCode != 0 {
+				c.Errors++
+				add(b.Partition, x.Response.Time, float64(b.BaseSequence), "err",
+					fmt.Sprintf("broker answered %s to base sequence %d · %s", history.ErrorName(r.ErrorCode), b.BaseSequence, x.Response.Time.Format("15:04:05.000")))
 			}
 		}
 	}

@@ -35,13 +35,13 @@ table{border-collapse:collapse;font-size:12px} td,th{border:1px solid #d8dde2;pa
 <span><i class="sw" style="background:#9ec5e8"></i>record counter acknowledged</span>
 <span><i class="sw" style="border:2px solid #e08a00;width:7px;height:7px"></i>retry</span>
 <span><i class="sw" style="background:#d33"></i>error</span>
-<span><i class="sw" style="background:#b3261e;border:1px solid #000"></i>sequence reset</span>
+<span><i class="sw" style="background:#b3261e;border:1px solid #000"></i>deviant send (a wire finding)</span>
 <span><i class="sw" style="background:#f3d9a4"></i>fault window</span>
 <span><label><input type="checkbox" id="showAcks" checked> acknowledgements</label></span>
 </div>
 {{range .Charts}}
 <h2>partition {{.Partition}}</h2>
-<div class="counts">{{.Requests}} batches sent · {{.Acked}} records acknowledged · {{.Errors}} errors · {{.Retries}} retries · {{.Resets}} resets</div>
+<div class="counts">{{.Requests}} batches sent · {{.Acked}} records acknowledged · {{.Errors}} errors · {{.Retries}} retries · {{.Resets}} deviant sends</div>
 <svg class="chart" width="1100" height="260" viewBox="0 0 1100 260" role="img" aria-label="partition {{.Partition}} timeline">
 {{range .Windows}}<rect class="fw" x="{{.X}}" y="26" width="{{.W}}" height="204"><title>{{.Label}}</title></rect><text class="fwl" x="{{.X}}" y="20">{{.Label}}</text>
 {{end}}{{range .YTicks}}<line class="grid" x1="70" x2="1080" y1="{{.Pos}}" y2="{{.Pos}}"/><text class="tl" x="64" y="{{.Pos}}" text-anchor="end" dominant-baseline="middle">{{.Label}}</text>

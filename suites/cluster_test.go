@@ -265,14 +265,12 @@ func wireAgreesWithLog(wire []history.WireEvent, log []history.LogBatch) error {
 		seq   int32
 		count int32
 	}
+	h := &history.History{Wire: wire}
+	xs := h.Exchanges()
 	sent := map[key]bool{}
-	requests := map[[2]int64][]history.WireBatch{}
-	for _, e := range wire {
-		if e.Kind == history.ProduceRequest {
-			requests[[2]int64{e.Conn, int64(e.CorrelationID)}] = e.Batches
-			for _, b := range e.Batches {
-				sent[key{b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, b.Count}] = true
-			}
+	for _, x := range xs {
+		for _, b := range x.Request.Batches {
+			sent[key{b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, b.Count}] = true
 		}
 	}
 	at := map[[2]int64]history.LogBatch{}
@@ -287,23 +285,16 @@ func wireAgreesWithLog(wire []history.WireEvent, log []history.LogBatch) error {
 		}
 	}
 	acks := 0
-	for _, e := range wire {
-		if e.Kind != history.ProduceResponse {
-			continue
-		}
-		for _, r := range e.Results {
-			if r.ErrorCode != 0 {
+	for _, x := range xs {
+		for _, b := range x.Request.Batches {
+			r, ok := x.Answer(b.Topic, b.Partition)
+			if !ok || r.ErrorCode != 0 {
 				continue
 			}
-			for _, b := range requests[[2]int64{e.Conn, int64(e.CorrelationID)}] {
-				if b.Partition != r.Partition {
-					continue
-				}
-				acks++
-				lb, ok := at[[2]int64{int64(r.Partition), r.BaseOffset}]
-				if !ok || lb.BaseSequence != b.BaseSequence || lb.ProducerID != b.ProducerID {
-					return fmt.Errorf("partition %d: the wire acknowledged sequence %d at offset %d, but the log has no such batch there", r.Partition, b.BaseSequence, r.BaseOffset)
-				}
+			acks++
+			lb, ok := at[[2]int64{int64(r.Partition), r.BaseOffset}]
+			if !ok || lb.BaseSequence != b.BaseSequence || lb.ProducerID != b.ProducerID {
+				return fmt.Errorf("partition %d: the wire acknowledged sequence %d at offset %d, but the log has no such batch there", r.Partition, b.BaseSequence, r.BaseOffset)
 			}
 		}
 	}
