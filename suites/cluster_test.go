@@ -16,8 +16,8 @@ import (
 
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
-	"github.com/kconform/kconform/readback"
 	"github.com/kconform/kconform/producer"
+	"github.com/kconform/kconform/readback"
 	"github.com/kconform/kconform/suites/framework"
 	"github.com/kconform/kconform/verify"
 	"github.com/kconform/kconform/wiretap"
