@@ -48,17 +48,48 @@ func (e *Env) record(action, target, detail string, repair bool) {
 	}
 }
 
-// Target picks nodes when a step fires.
+// Target picks nodes when a step fires. A tap fault acts on the brokers'
+// addresses: with a cluster they are its nodes', without one (the tap on
+// its own) only Brokers and Upstream can name them.
 type Target struct {
 	name    string
 	resolve func(ctx context.Context, e *Env) ([]*fixtures.Node, error)
+	// upstream is a broker's address (Upstream); all is every broker.
+	upstream string
+	all      bool
 }
+
+// upstreams resolves the target to the brokers' addresses the tap stands
+// in for.
+func (t Target) upstreams(ctx context.Context, e *Env) ([]string, error) {
+	switch {
+	case t.upstream != "":
+		return []string{t.upstream}, nil
+	case e.Cluster == nil && t.all:
+		return e.Tap.Upstreams(), nil
+	case e.Cluster == nil:
+		return nil, fmt.Errorf("%s needs a cluster: name a broker by its address", t.name)
+	}
+	nodes, err := t.resolve(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, n := range nodes {
+		out = append(out, n.Addr)
+	}
+	return out, nil
+}
+
+// Upstream targets the broker at addr, as the tap knows it (the tap on its
+// own, in front of any cluster).
+func Upstream(addr string) Target { return Target{name: addr, upstream: addr} }
 
 func (t Target) String() string { return t.name }
 
 // Node targets the node with that name ("broker-2", "zookeeper", "controller").
 func Node(name string) Target {
-	return Target{name, func(_ context.Context, e *Env) ([]*fixtures.Node, error) {
+	return Target{name: name, resolve: func(_ context.Context, e *Env) ([]*fixtures.Node, error) {
 		for _, n := range e.Cluster.Nodes {
 			if n.Name == name {
 				return []*fixtures.Node{n}, nil
@@ -70,7 +101,7 @@ func Node(name string) Target {
 
 // LeaderOf targets the current leader of a partition of the Env's topic.
 func LeaderOf(partition int32) Target {
-	return Target{fmt.Sprintf("leader of partition %d", partition), func(ctx context.Context, e *Env) ([]*fixtures.Node, error) {
+	return Target{name: fmt.Sprintf("leader of partition %d", partition), resolve: func(ctx context.Context, e *Env) ([]*fixtures.Node, error) {
 		cl, err := e.Cluster.Client()
 		if err != nil {
 			return nil, err
@@ -88,43 +119,20 @@ func LeaderOf(partition int32) Target {
 	}}
 }
 
-// Metadata targets ZooKeeper or the KRaft controller.
-func Metadata() Target {
-	return Target{"metadata node", func(_ context.Context, e *Env) ([]*fixtures.Node, error) {
-		return []*fixtures.Node{e.Cluster.MetadataNode()}, nil
-	}}
-}
-
 // Brokers targets every broker.
 func Brokers() Target {
-	return Target{"all brokers", func(_ context.Context, e *Env) ([]*fixtures.Node, error) { return e.Cluster.Brokers(), nil }}
-}
-
-// Minority targets the fewest brokers whose loss keeps a majority.
-func Minority() Target {
-	return Target{"a minority of brokers", func(_ context.Context, e *Env) ([]*fixtures.Node, error) {
-		b := e.Cluster.Brokers()
-		return b[:(len(b)-1)/2], nil
-	}}
-}
-
-// Majority targets a majority of brokers.
-func Majority() Target {
-	return Target{"a majority of brokers", func(_ context.Context, e *Env) ([]*fixtures.Node, error) {
-		b := e.Cluster.Brokers()
-		return b[:len(b)/2+1], nil
-	}}
+	return Target{name: "all brokers", all: true, resolve: func(_ context.Context, e *Env) ([]*fixtures.Node, error) { return e.Cluster.Brokers(), nil }}
 }
 
 // All targets every node, the metadata node included.
 func All() Target {
-	return Target{"all nodes", func(_ context.Context, e *Env) ([]*fixtures.Node, error) { return e.Cluster.Nodes, nil }}
+	return Target{name: "all nodes", resolve: func(_ context.Context, e *Env) ([]*fixtures.Node, error) { return e.Cluster.Nodes, nil }}
 }
 
 // Victims targets the nodes the latest node fault hit, in cluster order
 // (metadata node first), so a repair undoes exactly that fault.
 func Victims() Target {
-	return Target{"the same nodes", func(_ context.Context, e *Env) ([]*fixtures.Node, error) {
+	return Target{name: "the same nodes", resolve: func(_ context.Context, e *Env) ([]*fixtures.Node, error) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		if len(e.last) == 0 {
@@ -191,14 +199,6 @@ func Pause(t Target) Step { return nodeStep("pause", false, t, 0, (*fixtures.Nod
 // Unpause thaws the target's nodes.
 func Unpause(t Target) Step { return nodeStep("unpause", true, t, 0, (*fixtures.Node).Unpause) }
 
-// Disconnect cuts the target's nodes off the cluster network.
-func Disconnect(t Target) Step {
-	return nodeStep("disconnect", false, t, 0, (*fixtures.Node).Disconnect)
-}
-
-// Reconnect joins the target's nodes to the network again.
-func Reconnect(t Target) Step { return nodeStep("reconnect", true, t, 0, (*fixtures.Node).Reconnect) }
-
 // WaitReady waits until the cluster serves again.
 func WaitReady(timeout time.Duration) Step {
 	return func(ctx context.Context, e *Env) error {
@@ -253,16 +253,50 @@ func Repeat(n int, steps ...Step) Step {
 	}
 }
 
-// DropResponse has the tap drop the answer to the next produce request on
-// a partition after the broker wrote it.
-func DropResponse(partition int32) Step {
+// The tap's faults. The tap records each when it takes effect (history
+// faults "drop-response", "error-code", "delay", "close-connections",
+// "blackhole", "hold", "heal"), naming brokers broker-N as node faults do.
+
+// DropResponses has the tap let the broker write the next n produce
+// requests for a partition of topic ("" is the Env's topic) and drop their
+// answers, closing the connection as a lost answer does.
+func DropResponses(topic string, partition int32, n int) Step {
 	return func(_ context.Context, e *Env) error {
-		e.Tap.DropResponses(e.Topic, partition, 1)
+		e.Tap.DropResponses(or(topic, e.Topic), partition, n)
 		return nil
 	}
 }
 
-// Blackhole has the tap swallow everything for the target's brokers.
+// FailProduces has the tap answer the next n produce requests for a
+// partition of topic ("" is the Env's topic) with a Kafka error code,
+// without passing them on.
+func FailProduces(topic string, partition int32, code int16, n int) Step {
+	return func(_ context.Context, e *Env) error {
+		e.Tap.FailProduces(or(topic, e.Topic), partition, code, n)
+		return nil
+	}
+}
+
+// Delay has the tap hold every answer for d before passing it on (0 ends
+// it; so does Heal).
+func Delay(d time.Duration) Step {
+	return func(_ context.Context, e *Env) error {
+		e.Tap.Delay(d)
+		return nil
+	}
+}
+
+// Close has the tap close every client connection to the target's
+// brokers; clients reconnect at once.
+func Close(t Target) Step {
+	return tapFault("close", t, func(tap *wiretap.Tap, addr string) error {
+		tap.CloseConnections(addr)
+		return nil
+	})
+}
+
+// Blackhole has the tap swallow everything for the target's brokers: open
+// connections are closed and new ones get no answer, until Heal.
 func Blackhole(t Target) Step {
 	return tapFault("blackhole", t, func(tap *wiretap.Tap, addr string) error {
 		if err := tap.Blackhole(addr); err != nil {
@@ -282,12 +316,12 @@ func Hold(t Target) Step {
 // tapFault applies a tap fault to each broker the target resolves to.
 func tapFault(name string, t Target, apply func(tap *wiretap.Tap, addr string) error) Step {
 	return func(ctx context.Context, e *Env) error {
-		nodes, err := t.resolve(ctx, e)
+		addrs, err := t.upstreams(ctx, e)
 		if err != nil {
 			return fmt.Errorf("chaos %s: %w", name, err)
 		}
-		for _, n := range nodes {
-			if err := apply(e.Tap, n.Addr); err != nil {
+		for _, a := range addrs {
+			if err := apply(e.Tap, a); err != nil {
 				return err
 			}
 		}
@@ -301,6 +335,13 @@ func Heal() Step {
 		e.Tap.Heal()
 		return nil
 	}
+}
+
+func or(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

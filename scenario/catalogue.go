@@ -234,9 +234,9 @@ func Catalogue() []Scenario {
 			MustShow:    "an answer was dropped and the client retried that batch",
 			Effects:     []verify.Effect{verify.RetriedAfterDrop()},
 			Schedule: []chaos.Step{
-				chaos.DropResponse(0),
+				chaos.DropResponses("", 0, 1),
 				chaos.Wait(5*time.Second, "retry"),
-				chaos.DropResponse(1),
+				chaos.DropResponses("", 1, 1),
 				chaos.Wait(5*time.Second, "retry"),
 			},
 		},

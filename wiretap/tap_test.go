@@ -13,8 +13,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kconform/kconform/history"
-	"github.com/kconform/kconform/readback"
 	"github.com/kconform/kconform/producer"
+	"github.com/kconform/kconform/readback"
 	"github.com/kconform/kconform/verify"
 )
 

@@ -1,23 +1,29 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/kconform/kconform/chaos"
 	"github.com/kconform/kconform/wiretap"
 )
 
+// TestTapCommands: the tap's text commands parse into chaos's steps, bad
+// ones are refused in one line, and the steps act on a tap with no
+// cluster behind it (brokers named by address), blackhole closing
+// connections as in a scenario.
 func TestTapCommands(t *testing.T) {
-	for _, bad := range []string{"", "nope", "drop-response t", "drop-response t x", "fail t 0 NOPE", "fail t 0 45 0", "delay soon", "hold", "blackhole a b"} {
-		if _, err := parseTapCommand(bad); err == nil {
-			t.Errorf("%q: want an error", bad)
+	for _, bad := range []string{"", "nope", "drop-response t", "drop-response t x", "fail t 0 NOPE", "fail t 0 45 0", "delay soon", "hold", "blackhole a b", "heal now"} {
+		if _, err := chaos.Parse(bad); err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: want a one-line error, got %v", bad, err)
 		}
 	}
-	if code, ok := errorCode("out_of_order_sequence_number"); !ok || code != 45 {
-		t.Errorf("errorCode by name = %d, %v; want 45", code, ok)
+	if code, ok := chaos.ErrorCode("out_of_order_sequence_number"); !ok || code != 45 {
+		t.Errorf("ErrorCode by name = %d, %v; want 45", code, ok)
 	}
-	if code, ok := errorCode("6"); !ok || code != 6 {
-		t.Errorf("errorCode by number = %d, %v; want 6", code, ok)
+	if code, ok := chaos.ErrorCode("6"); !ok || code != 6 {
+		t.Errorf("ErrorCode by number = %d, %v; want 6", code, ok)
 	}
 
 	tap, err := wiretap.New([]string{"127.0.0.1:1", "127.0.0.1:2"}, wiretap.WithLogf(t.Logf))
@@ -25,12 +31,13 @@ func TestTapCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tap.Close()
+	env := &chaos.Env{Tap: tap}
 	for _, cmd := range []string{"hold all", "blackhole 127.0.0.1:2", "drop-response t 0 2", "fail t 1 NOT_LEADER_FOR_PARTITION", "delay 10ms", "close all", "heal"} {
-		apply, err := parseTapCommand(cmd)
+		step, err := chaos.Parse(cmd)
 		if err != nil {
 			t.Fatalf("%q: %v", cmd, err)
 		}
-		if err := apply(tap); err != nil {
+		if err := step(context.Background(), env); err != nil {
 			t.Fatalf("%q: %v", cmd, err)
 		}
 	}
@@ -38,7 +45,7 @@ func TestTapCommands(t *testing.T) {
 	for _, f := range tap.Faults() {
 		got = append(got, f.Action+" "+f.Target)
 	}
-	want := "hold 127.0.0.1:1, hold 127.0.0.1:2, blackhole 127.0.0.1:2"
+	want := "hold 127.0.0.1:1, hold 127.0.0.1:2, blackhole 127.0.0.1:2, close-connections 127.0.0.1:2"
 	if !strings.HasPrefix(strings.Join(got, ", "), want) {
 		t.Errorf("faults %v; want them to start with %s", got, want)
 	}
