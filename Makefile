@@ -64,7 +64,7 @@ lint:
 ## unit: tests that need no Docker (the verifier, the producer and the tap against kfake, every
 ## client driver against kfake: installs the clients on first use)
 unit: runtimes
-	KCONFORM_REQUIRE_CLIENTS=1 go test -count=1 ./history/... ./readback/... ./verify/... ./producer/... ./wiretap/... ./fixtures/... ./driver/... ./scenario/... ./report/... ./findings/... ./cmd/...
+	KCONFORM_REQUIRE_CLIENTS=1 go test -count=1 ./history/... ./readback/... ./verify/... ./producer/... ./wiretap/... ./fixtures/... ./driver/... ./scenario/... ./report/... ./findings/... ./internal/... ./cmd/...
 
 ## runtimes: a JRE, Maven, Node.js and Python 3 for the client drivers (installs Debian's packages as root)
 runtimes:

@@ -2,28 +2,28 @@ package findings
 
 import (
 	"encoding/json"
+	"github.com/kconform/kconform/internal/artifacts"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/kconform/kconform/report"
 	"github.com/kconform/kconform/verify"
 )
 
 // put writes a scenario run's run.json and verdict.json under root.
-func put(t *testing.T, root, dir string, run report.Run, v verify.Verdict) {
+func put(t *testing.T, root, dir string, run artifacts.Run, v verify.Verdict) {
 	t.Helper()
 	d := filepath.Join(root, dir)
 	if err := os.MkdirAll(d, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := run.WriteFile(filepath.Join(d, report.RunFile)); err != nil {
+	if err := run.WriteFile(filepath.Join(d, artifacts.RunFile)); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(v)
-	if err := os.WriteFile(filepath.Join(d, report.VerdictFile), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(d, artifacts.VerdictFile), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -35,15 +35,15 @@ func failed(check verify.CheckID, g verify.Grade) verify.Verdict {
 func TestImportMergeAndExpectations(t *testing.T) {
 	root := t.TempDir()
 	day := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
-	seed := func(id string) report.Run {
-		return report.Run{Scenario: "seed", Client: "c", Kafka: "2.8.2", Mode: "zk", RunID: id, Started: day, Timing: report.TimingCompressed,
-			Settings: []report.Setting{{Key: "metadata.max.age.ms", Value: "3000", Kind: report.Compressed, Default: "300000"}}}
+	seed := func(id string) artifacts.Run {
+		return artifacts.Run{Scenario: "seed", Client: "c", Kafka: "2.8.2", Mode: "zk", RunID: id, Started: day, Timing: artifacts.TimingCompressed,
+			Settings: []artifacts.Setting{{Key: "metadata.max.age.ms", Value: "3000", Kind: artifacts.Compressed, Default: "300000"}}}
 	}
 	put(t, root, "a/2.8.2-zk/c/seed", seed("r1"), failed(verify.LegalReset, verify.Failed))
 	put(t, root, "a/2.8.2-zk/c/seed-run2", seed("r2"), verify.Verdict{Grade: verify.Pass})
 	put(t, root, "b/2.8.2-zk/c/seed-run3", seed("r3"), failed(verify.SendOrder, verify.NonStrict))
 	real := seed("r4")
-	real.Timing, real.ClientDefaults, real.Settings = report.TimingReal, true, []report.Setting{{Key: "message.timeout.ms", Value: "1800000", Kind: report.AddedSetting}}
+	real.Timing, real.ClientDefaults, real.Settings = artifacts.TimingReal, true, []artifacts.Setting{{Key: "message.timeout.ms", Value: "1800000", Kind: artifacts.AddedSetting}}
 	put(t, root, "b/2.8.2-zk/c/seed-real-time-added", real, failed(verify.LegalReset, verify.Failed))
 	broken := seed("r5")
 	broken.Expect = "reset"

@@ -2,11 +2,11 @@ package findings
 
 import (
 	"fmt"
+	"github.com/kconform/kconform/internal/artifacts"
 	"os"
 	"slices"
 	"strings"
 
-	"github.com/kconform/kconform/report"
 	"github.com/kconform/kconform/verify"
 )
 
@@ -171,11 +171,11 @@ func clientName(r Record) string {
 
 func timingText(r Record) string {
 	switch {
-	case r.ClientDefaults && r.Timing == report.TimingReal:
+	case r.ClientDefaults && r.Timing == artifacts.TimingReal:
 		return "real outage, the client's default settings"
-	case r.Timing == report.TimingCompressed:
+	case r.Timing == artifacts.TimingCompressed:
 		return "compressed timers"
-	case r.Timing == report.TimingReal:
+	case r.Timing == artifacts.TimingReal:
 		return "real time"
 	}
 	return "timing not recorded"
@@ -185,11 +185,11 @@ func settingsText(r Record) string {
 	var parts []string
 	for _, s := range r.Settings {
 		switch s.Kind {
-		case report.Compressed:
+		case artifacts.Compressed:
 			parts = append(parts, fmt.Sprintf("`%s=%s` compressed (default %s)", s.Key, s.Value, s.Default))
-		case report.AddedSetting:
+		case artifacts.AddedSetting:
 			parts = append(parts, fmt.Sprintf("`%s=%s` added", s.Key, s.Value))
-		case report.ScenarioSetting:
+		case artifacts.ScenarioSetting:
 			parts = append(parts, fmt.Sprintf("`%s=%s` the scenario's", s.Key, s.Value))
 		}
 	}

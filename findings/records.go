@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/kconform/kconform/internal/artifacts"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kconform/kconform/report"
 	"github.com/kconform/kconform/verify"
 )
 
@@ -22,7 +22,7 @@ type Record struct {
 	Kafka         string `json:"kafka"`
 	Mode          string `json:"mode"`
 	Scenario      string `json:"scenario"`
-	// Timing is report.TimingCompressed or report.TimingReal ("" for a
+	// Timing is artifacts.TimingCompressed or artifacts.TimingReal ("" for a
 	// run made before kconform recorded it).
 	Timing string `json:"timing"`
 	// ClientDefaults: the runs left every client setting at its default
@@ -42,7 +42,7 @@ type Record struct {
 	First *Finding `json:"first_violation,omitempty"`
 	// Settings are the client settings of the newest run, with kinds;
 	// every other setting was the client's default.
-	Settings []report.Setting `json:"settings,omitempty"`
+	Settings []artifacts.Setting `json:"settings,omitempty"`
 	// Commit and Date are those of the newest run.
 	Commit string `json:"commit,omitempty"`
 	Date   string `json:"date,omitempty"`
@@ -61,7 +61,7 @@ type Run struct {
 	Dir   string   `json:"dir"`
 	First *Finding `json:"first_violation,omitempty"`
 	// settings and version travel to the record, not to the file.
-	settings []report.Setting
+	settings []artifacts.Setting
 	version  string
 }
 
@@ -165,7 +165,7 @@ func withRun(r Record, run Run) Record {
 // readRun reads one run folder; ok is false for a folder that is not one.
 func readRun(root, dir string) (Record, Run, bool, error) {
 	has := func(f string) bool { _, err := os.Stat(filepath.Join(dir, f)); return err == nil }
-	if !has(report.VerdictFile) && !has(report.NotApplicableFile) && !has(report.ErrorFile) {
+	if !has(artifacts.VerdictFile) && !has(artifacts.NotApplicableFile) && !has(artifacts.ErrorFile) {
 		return Record{}, Run{}, false, nil
 	}
 	rel, _ := filepath.Rel(root, dir)
@@ -177,8 +177,8 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 	kafka, mode, _ := strings.Cut(kafkaMode, "-")
 	rec := Record{Kafka: kafka, Mode: mode, Client: client, Scenario: runSuffix.ReplaceAllString(folder, "")}
 	run := Run{Dir: filepath.ToSlash(rel), RunID: filepath.ToSlash(rel)}
-	var meta report.Run
-	if err := readJSON(filepath.Join(dir, report.RunFile), &meta); err == nil {
+	var meta artifacts.Run
+	if err := readJSON(filepath.Join(dir, artifacts.RunFile), &meta); err == nil {
 		// kconform's own self-tests (the broken producer, the garbage
 		// driver) are not findings about a client.
 		if meta.Expect == "reset" || meta.Expect == "inconclusive" {
@@ -187,31 +187,31 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 		rec.Scenario, rec.Client, rec.Kafka, rec.Mode, rec.Timing = meta.Scenario, meta.Client, meta.Kafka, meta.Mode, meta.Timing
 		// A seed in real time has no compressed timer: before runs recorded
 		// client_defaults, that was the only way to run it.
-		rec.ClientDefaults = meta.ClientDefaults || meta.Scenario == "seed" && meta.Timing == report.TimingReal
+		rec.ClientDefaults = meta.ClientDefaults || meta.Scenario == "seed" && meta.Timing == artifacts.TimingReal
 		run.RunID, run.Commit, run.settings, run.version = meta.RunID, meta.Commit, meta.Settings, meta.ClientVersion
 		if !meta.Started.IsZero() {
 			run.Date = meta.Started.UTC().Format("2006-01-02")
 		}
 		for _, s := range meta.Settings {
-			if s.Kind == report.AddedSetting {
+			if s.Kind == artifacts.AddedSetting {
 				rec.Added = append(rec.Added, s.Key+"="+s.Value)
 			}
 		}
-	} else if !has(report.NotApplicableFile) && !has(report.ErrorFile) {
+	} else if !has(artifacts.NotApplicableFile) && !has(artifacts.ErrorFile) {
 		return Record{}, Run{}, false, fmt.Errorf("%s: %w", dir, err)
 	}
 	switch {
-	case has(report.NotApplicableFile):
+	case has(artifacts.NotApplicableFile):
 		run.Grade = verify.NotApplicable
-		b, _ := os.ReadFile(filepath.Join(dir, report.NotApplicableFile))
+		b, _ := os.ReadFile(filepath.Join(dir, artifacts.NotApplicableFile))
 		run.First = &Finding{Summary: strings.TrimSpace(string(b))}
-	case has(report.ErrorFile):
+	case has(artifacts.ErrorFile):
 		run.Grade = verify.Error
-		b, _ := os.ReadFile(filepath.Join(dir, report.ErrorFile))
+		b, _ := os.ReadFile(filepath.Join(dir, artifacts.ErrorFile))
 		run.First = &Finding{Summary: strings.TrimSpace(string(b))}
 	default:
 		var v verify.Verdict
-		if err := readJSON(filepath.Join(dir, report.VerdictFile), &v); err != nil {
+		if err := readJSON(filepath.Join(dir, artifacts.VerdictFile), &v); err != nil {
 			return Record{}, Run{}, false, err
 		}
 		run.Grade = v.Grade

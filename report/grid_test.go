@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/kconform/kconform/internal/artifacts"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,7 @@ func shardedArtifacts(t *testing.T) (string, string) {
 	t.Helper()
 	base := t.TempDir()
 	a, b := filepath.Join(base, "shard-1"), filepath.Join(base, "shard-2")
-	run := func(root, dir string, r Run, pass bool) {
+	run := func(root, dir string, r artifacts.Run, pass bool) {
 		d := filepath.Join(root, dir)
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -28,26 +29,26 @@ func shardedArtifacts(t *testing.T) (string, string) {
 			v = verify.Check(h, verify.Options{})
 			v.Grade, v.Violations = verify.Pass, nil
 		}
-		if err := h.WriteFile(filepath.Join(d, HistoryFile)); err != nil {
+		if err := h.WriteFile(filepath.Join(d, artifacts.HistoryFile)); err != nil {
 			t.Fatal(err)
 		}
-		if err := v.WriteFile(filepath.Join(d, VerdictFile)); err != nil {
+		if err := v.WriteFile(filepath.Join(d, artifacts.VerdictFile)); err != nil {
 			t.Fatal(err)
 		}
 		r.Grade = v.Grade
-		if err := r.WriteFile(filepath.Join(d, RunFile)); err != nil {
+		if err := r.WriteFile(filepath.Join(d, artifacts.RunFile)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	run(a, "2.8.2-zk/librdkafka-1.8.2/seed", Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", RunID: "a1"}, false)
+	run(a, "2.8.2-zk/librdkafka-1.8.2/seed", artifacts.Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", RunID: "a1"}, false)
 	for i, pass := range []bool{true, false, true} {
-		run(b, "4.4.0-kraft/franz-go/network-cut-run"+string(rune('1'+i)), Run{Scenario: "network-cut", Client: "franz-go", Kafka: "4.4.0", Mode: "kraft"}, pass)
+		run(b, "4.4.0-kraft/franz-go/network-cut-run"+string(rune('1'+i)), artifacts.Run{Scenario: "network-cut", Client: "franz-go", Kafka: "4.4.0", Mode: "kraft"}, pass)
 	}
 	na := filepath.Join(b, "2.8.2-zk/reference/producer-expiry")
 	if err := os.MkdirAll(na, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(na, NotApplicableFile), []byte("needs Kafka 3.4\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(na, artifacts.NotApplicableFile), []byte("needs Kafka 3.4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return a, b

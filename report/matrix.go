@@ -3,129 +3,17 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kconform/kconform/internal/artifacts"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/kconform/kconform/verify"
 )
-
-// File names inside a scenario run's artifacts folder.
-const (
-	RunFile           = "run.json"
-	VerdictFile       = "verdict.json"
-	HistoryFile       = "history.jsonl"
-	NotApplicableFile = "not-applicable.txt"
-	// ErrorFile says why a scenario run could not finish.
-	ErrorFile = "error.txt"
-	PageFile  = "report.html"
-)
-
-// Run is what one scenario run records about itself (run.json).
-type Run struct {
-	Scenario string `json:"scenario"`
-	Client   string `json:"client"`
-	// ClientVersion is the client library's version, when kconform knows it.
-	ClientVersion string    `json:"client_version,omitempty"`
-	Kafka         string    `json:"kafka"`
-	Mode          string    `json:"mode"`
-	RunID         string    `json:"run_id"`
-	Started       time.Time `json:"started"`
-	Seconds       float64   `json:"seconds"`
-	// Timing is TimingCompressed or TimingReal; Settings every client
-	// setting the run gave, with its kind (others are the client's own
-	// defaults); Commit the kconform commit that ran it.
-	Timing string `json:"timing,omitempty"`
-	// ClientDefaults: the client ran with its own default settings
-	// (kconform run --real-time), only required and added ones set.
-	ClientDefaults bool      `json:"client_defaults,omitempty"`
-	Settings       []Setting `json:"settings,omitempty"`
-	Commit         string    `json:"commit,omitempty"`
-	// Grade is the verdict's grade; Strict says NON-STRICT failed the run.
-	Grade  verify.Grade `json:"grade"`
-	Strict bool         `json:"strict,omitempty"`
-	// KnownBad marks a run that is expected to fail in a given way;
-	// Expect names that way (scenario.ExpectationNamed).
-	KnownBad bool   `json:"known_bad,omitempty"`
-	Expect   string `json:"expect,omitempty"`
-	// OK says the run came out as expected; Note says how it did not.
-	OK   bool   `json:"ok"`
-	Note string `json:"note,omitempty"`
-}
-
-// Timings of a run: client timers compressed with the outage, or the real
-// outage with the clients' defaults.
-const (
-	TimingCompressed = "compressed"
-	TimingReal       = "real-time"
-)
-
-// Kinds of a client setting in a run.
-const (
-	// Compressed: a timer shortened to stand for a longer real one.
-	Compressed = "compressed"
-	// ScenarioSetting: a setting the scenario's fault needs (a timeout
-	// shorter than a freeze), the same in real time.
-	ScenarioSetting = "scenario"
-	// AddedSetting: a setting the user added (kconform run --set).
-	AddedSetting = "added"
-	// DriverSetting: a setting the driver needs for the client to behave
-	// as by default (undoing VerifiableProducer's retries=0).
-	DriverSetting = "driver"
-)
-
-// Setting is one client setting a run used, in the client's own names.
-type Setting struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
-	Kind  string `json:"kind"`
-	// Default and StandsFor explain a compressed timer.
-	Default   string `json:"default,omitempty"`
-	StandsFor string `json:"stands_for,omitempty"`
-}
-
-// Commit is the kconform commit this binary was built from, as Go's build
-// information records it ("" when unknown), with "+dirty" when the tree
-// had changes.
-func Commit() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	var rev, dirty string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
-			}
-		}
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if rev == "" {
-		return ""
-	}
-	return rev + dirty
-}
-
-// WriteFile writes the run record as JSON.
-func (r Run) WriteFile(path string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
 
 // Cell is one scenario run in the matrix.
 type Cell struct {
@@ -152,16 +40,6 @@ type Cell struct {
 	Dir string `json:"dir"`
 }
 
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// Folder is where a scenario run's artifacts go under root:
-// <version>-<mode>/<client>/<scenario>, each part made safe for a path
-// (a user's driver command line becomes underscores and words).
-func Folder(root, version, mode, client, scenario string) string {
-	clean := func(s string) string { return unsafeChars.ReplaceAllString(s, "_") }
-	return filepath.Join(root, clean(version+"-"+mode), clean(client), clean(scenario))
-}
-
 // Collect reads every scenario run under root, laid out as
 // <version-mode>/<client>/<scenario>/ at any depth, in a stable order.
 func Collect(root string) ([]Cell, error) { return CollectAll(root, root) }
@@ -177,7 +55,7 @@ func CollectAll(out string, roots ...string) ([]Cell, error) {
 				return err
 			}
 			isRun := false
-			for _, f := range []string{VerdictFile, NotApplicableFile, ErrorFile} {
+			for _, f := range []string{artifacts.VerdictFile, artifacts.NotApplicableFile, artifacts.ErrorFile} {
 				if _, err := os.Stat(filepath.Join(path, f)); err == nil {
 					isRun = true
 				}
@@ -221,16 +99,16 @@ func readCell(root, dir string) (Cell, error) {
 	}
 	parts = parts[len(parts)-3:]
 	c := Cell{Kafka: parts[0], Client: parts[1], Scenario: parts[2], Dir: rel}
-	if why, err := os.ReadFile(filepath.Join(dir, NotApplicableFile)); err == nil {
+	if why, err := os.ReadFile(filepath.Join(dir, artifacts.NotApplicableFile)); err == nil {
 		c.Grade, c.Summary, c.Expected = verify.NotApplicable, strings.TrimSpace(string(why)), true
 		return c, nil
 	}
-	if why, err := os.ReadFile(filepath.Join(dir, ErrorFile)); err == nil {
+	if why, err := os.ReadFile(filepath.Join(dir, artifacts.ErrorFile)); err == nil {
 		c.Grade, c.Summary = verify.Error, strings.TrimSpace(string(why))
 		return c, nil
 	}
 	var v verify.Verdict
-	if err := readJSON(filepath.Join(dir, VerdictFile), &v); err != nil {
+	if err := readJSON(filepath.Join(dir, artifacts.VerdictFile), &v); err != nil {
 		return c, err
 	}
 	c.Grade, c.Expected = v.Grade, v.OK(false)
@@ -241,8 +119,8 @@ func readCell(root, dir string) (Cell, error) {
 		c.Check, c.Summary = string(v.Violations[0].Check), v.Violations[0].Summary
 		c.Requirement = verify.RuleFor(v.Violations[0].Check).Requirement
 	}
-	var r Run
-	if err := readJSON(filepath.Join(dir, RunFile), &r); err == nil {
+	var r artifacts.Run
+	if err := readJSON(filepath.Join(dir, artifacts.RunFile), &r); err == nil {
 		c.Seconds = r.Seconds
 		// A known-bad run is as expected when it failed the known way;
 		// any other run when its grade passes under the run's strictness.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/kconform/kconform/internal/artifacts"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,31 +12,31 @@ import (
 
 func TestCollectAndMarkdown(t *testing.T) {
 	root := t.TempDir()
-	write := func(dir string, v *verify.Verdict, r *Run) {
+	write := func(dir string, v *verify.Verdict, r *artifacts.Run) {
 		full := filepath.Join(root, dir)
 		if err := os.MkdirAll(full, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if v != nil {
-			if err := v.WriteFile(filepath.Join(full, VerdictFile)); err != nil {
+			if err := v.WriteFile(filepath.Join(full, artifacts.VerdictFile)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if r != nil {
-			if err := r.WriteFile(filepath.Join(full, RunFile)); err != nil {
+			if err := r.WriteFile(filepath.Join(full, artifacts.RunFile)); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	write("2.8.2-zk/franz-go/seed", &verify.Verdict{Grade: verify.Pass}, &Run{OK: true, Seconds: 61})
+	write("2.8.2-zk/franz-go/seed", &verify.Verdict{Grade: verify.Pass}, &artifacts.Run{OK: true, Seconds: 61})
 	write("2.8.2-zk/librdkafka-1.8.2/seed-known-bad", &verify.Verdict{Grade: verify.Failed, Violations: []verify.Violation{{Check: verify.LegalReset, Grade: verify.Failed, Summary: "sequence 0 | again"}}},
-		&Run{KnownBad: true, OK: true})
-	write("2.8.2-zk/librdkafka/seed", &verify.Verdict{Grade: verify.Failed, Violations: []verify.Violation{{Check: verify.SequenceContinuity, Grade: verify.Failed, Summary: "gap"}}}, &Run{Grade: verify.Failed})
-	write("2.8.2-zk/franz-go/network-cut", &verify.Verdict{Grade: verify.NonStrict, Violations: []verify.Violation{{Check: verify.SendOrder, Grade: verify.NonStrict, Summary: "sent 4 before 2"}}}, &Run{Grade: verify.NonStrict, OK: true})
+		&artifacts.Run{KnownBad: true, OK: true})
+	write("2.8.2-zk/librdkafka/seed", &verify.Verdict{Grade: verify.Failed, Violations: []verify.Violation{{Check: verify.SequenceContinuity, Grade: verify.Failed, Summary: "gap"}}}, &artifacts.Run{Grade: verify.Failed})
+	write("2.8.2-zk/franz-go/network-cut", &verify.Verdict{Grade: verify.NonStrict, Violations: []verify.Violation{{Check: verify.SendOrder, Grade: verify.NonStrict, Summary: "sent 4 before 2"}}}, &artifacts.Run{Grade: verify.NonStrict, OK: true})
 	if err := os.MkdirAll(filepath.Join(root, "2.8.2-zk/franz-go/producer-expiry"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, "2.8.2-zk/franz-go/producer-expiry", NotApplicableFile), []byte("needs 3.4\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, "2.8.2-zk/franz-go/producer-expiry", artifacts.NotApplicableFile), []byte("needs 3.4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cells, err := Collect(root)

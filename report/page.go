@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/kconform/kconform/internal/artifacts"
 	"html/template"
 	"maps"
 	"math"
@@ -60,7 +61,7 @@ type tick struct {
 // pageData is what the scenario page template renders.
 type pageData struct {
 	Title   string
-	Run     Run
+	Run     artifacts.Run
 	Verdict *verify.Verdict
 	First   *verify.Violation
 	// Class colours the verdict by grade; Rules are the requirements of
@@ -76,21 +77,21 @@ type pageData struct {
 // WritePage renders the scenario run in dir (history.jsonl, verdict.json
 // and run.json when present) as dir/report.html and returns its path.
 func WritePage(dir string) (string, error) {
-	h, _, err := history.ReadFile(filepath.Join(dir, HistoryFile))
+	h, _, err := history.ReadFile(filepath.Join(dir, artifacts.HistoryFile))
 	if err != nil {
 		return "", err
 	}
 	var v verify.Verdict
-	if err := readJSON(filepath.Join(dir, VerdictFile), &v); err != nil {
+	if err := readJSON(filepath.Join(dir, artifacts.VerdictFile), &v); err != nil {
 		return "", err
 	}
-	var r Run
-	_ = readJSON(filepath.Join(dir, RunFile), &r) // older runs have none
+	var r artifacts.Run
+	_ = readJSON(filepath.Join(dir, artifacts.RunFile), &r) // older runs have none
 	var buf bytes.Buffer
 	if err := RenderPage(&buf, h, &v, r); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, PageFile)
+	path := filepath.Join(dir, artifacts.PageFile)
 	return path, os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
@@ -99,7 +100,7 @@ func WritePage(dir string) (string, error) {
 // acknowledged, fault windows shaded and labelled, errors and retries
 // marked, and the first violation highlighted with the verdict paragraph.
 // The page is self-contained: inline CSS, SVG and script, no network.
-func RenderPage(w *bytes.Buffer, h *history.History, v *verify.Verdict, r Run) error {
+func RenderPage(w *bytes.Buffer, h *history.History, v *verify.Verdict, r artifacts.Run) error {
 	start, end := timeRange(h)
 	d := pageData{Title: pageTitle(r, h), Run: r, Verdict: v, Faults: h.Faults, Start: start,
 		Generated: time.Now().UTC().Format(time.RFC3339)}
@@ -119,7 +120,7 @@ func RenderPage(w *bytes.Buffer, h *history.History, v *verify.Verdict, r Run) e
 	return pageTemplate.Execute(w, d)
 }
 
-func pageTitle(r Run, h *history.History) string {
+func pageTitle(r artifacts.Run, h *history.History) string {
 	if r.Scenario == "" {
 		return "kconform run " + h.RunID
 	}
@@ -438,15 +439,15 @@ func WriteSite(out string, roots ...string) (string, error) {
 			row.Class = "expected"
 		}
 		dir := filepath.Join(out, filepath.FromSlash(c.Dir))
-		for _, f := range []string{HistoryFile, NotApplicableFile, ErrorFile, VerdictFile} {
+		for _, f := range []string{artifacts.HistoryFile, artifacts.NotApplicableFile, artifacts.ErrorFile, artifacts.VerdictFile} {
 			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 				continue
 			}
-			if f == HistoryFile {
+			if f == artifacts.HistoryFile {
 				if _, err := WritePage(dir); err != nil {
 					return "", fmt.Errorf("%s: %w", c.Dir, err)
 				}
-				f = PageFile
+				f = artifacts.PageFile
 			}
 			row.Page = c.Dir + "/" + f
 			break

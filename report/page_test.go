@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"github.com/kconform/kconform/internal/artifacts"
 	"image/png"
 	"os"
 	"os/exec"
@@ -52,7 +53,7 @@ func TestPageShowsTheViolation(t *testing.T) {
 		t.Fatal("the founding bug's history must fail")
 	}
 	var buf bytes.Buffer
-	if err := RenderPage(&buf, h, v, Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", RunID: "r1"}); err != nil {
+	if err := RenderPage(&buf, h, v, artifacts.Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", RunID: "r1"}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()
@@ -85,10 +86,10 @@ func TestPageInChromium(t *testing.T) {
 	dir := t.TempDir()
 	h, v := foundingBug(400)
 	var buf bytes.Buffer
-	if err := RenderPage(&buf, h, v, Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", RunID: "r1"}); err != nil {
+	if err := RenderPage(&buf, h, v, artifacts.Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", RunID: "r1"}); err != nil {
 		t.Fatal(err)
 	}
-	page := filepath.Join(dir, PageFile)
+	page := filepath.Join(dir, artifacts.PageFile)
 	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ func BenchmarkRender10Min(b *testing.B) {
 	var buf bytes.Buffer
 	for b.Loop() {
 		buf.Reset()
-		if err := RenderPage(&buf, h, v, Run{Scenario: "freeze", Client: "franz-go"}); err != nil {
+		if err := RenderPage(&buf, h, v, artifacts.Run{Scenario: "freeze", Client: "franz-go"}); err != nil {
 			b.Fatal(err)
 		}
 	}

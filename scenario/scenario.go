@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"github.com/kconform/kconform/internal/artifacts"
 	"io"
 	"maps"
 	"os"
@@ -16,7 +17,6 @@ import (
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/producer"
 	"github.com/kconform/kconform/readback"
-	"github.com/kconform/kconform/report"
 	"github.com/kconform/kconform/verify"
 	"github.com/kconform/kconform/wiretap"
 )
@@ -94,7 +94,7 @@ type Result struct {
 	History *history.History
 	Dir     string // artifacts folder
 	// Run is what run.json in Dir records about the run, its time included.
-	Run report.Run
+	Run artifacts.Run
 }
 
 // OK tells whether the run came out as the scenario expects: a grade that
@@ -129,7 +129,7 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 		return nil, fmt.Errorf("artifacts: %w", err)
 	}
 	// A folder reused from an earlier run must not keep its outcome.
-	for _, f := range []string{report.VerdictFile, report.RunFile, report.ErrorFile, report.NotApplicableFile, report.PageFile} {
+	for _, f := range []string{artifacts.VerdictFile, artifacts.RunFile, artifacts.ErrorFile, artifacts.NotApplicableFile, artifacts.PageFile} {
 		_ = os.Remove(filepath.Join(dir, f))
 	}
 	drv, err := driver.Lookup(or2(s.Client, client))
@@ -235,11 +235,11 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 	if err := v.WriteFile(filepath.Join(dir, "verdict.json")); err != nil {
 		return nil, err
 	}
-	run := report.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
-		ClientVersion: drv.Version(), Timing: s.Timing(drv.Family), ClientDefaults: s.ClientDefaults, Settings: used, Commit: report.Commit(),
+	run := artifacts.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
+		ClientVersion: drv.Version(), Timing: s.Timing(drv.Family), ClientDefaults: s.ClientDefaults, Settings: used, Commit: artifacts.Commit(),
 		Started: start, Seconds: time.Since(start).Seconds()}
 	s.Outcome(v, &run)
-	if err := run.WriteFile(filepath.Join(dir, report.RunFile)); err != nil {
+	if err := run.WriteFile(filepath.Join(dir, artifacts.RunFile)); err != nil {
 		return nil, err
 	}
 	return &Result{Verdict: v, History: h, Dir: dir, Run: run}, nil
@@ -249,16 +249,16 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 // names, and each of them with its kind: the scenario's compressed timers,
 // the scenario's own settings (timeouts a fault needs), and settings a
 // user added. Every other setting is the client's default.
-func (s Scenario) Settings(drv *driver.Driver, cfg producer.Config) (map[string]string, []report.Setting) {
+func (s Scenario) Settings(drv *driver.Driver, cfg producer.Config) (map[string]string, []artifacts.Setting) {
 	if s.ClientDefaults {
 		settings := drv.Required()
-		var used []report.Setting
+		var used []artifacts.Setting
 		for _, k := range slices.Sorted(maps.Keys(settings)) {
-			used = append(used, report.Setting{Key: k, Value: settings[k], Kind: report.DriverSetting})
+			used = append(used, artifacts.Setting{Key: k, Value: settings[k], Kind: artifacts.DriverSetting})
 		}
 		maps.Copy(settings, s.Added)
 		for _, k := range slices.Sorted(maps.Keys(s.Added)) {
-			used = append(used, report.Setting{Key: k, Value: s.Added[k], Kind: report.AddedSetting})
+			used = append(used, artifacts.Setting{Key: k, Value: s.Added[k], Kind: artifacts.AddedSetting})
 		}
 		return settings, used
 	}
@@ -266,24 +266,24 @@ func (s Scenario) Settings(drv *driver.Driver, cfg producer.Config) (map[string]
 	for f, m := range s.ClientSettings {
 		byFamily[f] = maps.Clone(m)
 	}
-	kind := map[string]report.Setting{}
+	kind := map[string]artifacts.Setting{}
 	for _, t := range s.Compressed[drv.Family] {
 		if byFamily[drv.Family] == nil {
 			byFamily[drv.Family] = map[string]string{}
 		}
 		byFamily[drv.Family][t.Key] = t.Value
-		kind[t.Key] = report.Setting{Kind: report.Compressed, Default: t.Default, StandsFor: t.StandsFor}
+		kind[t.Key] = artifacts.Setting{Kind: artifacts.Compressed, Default: t.Default, StandsFor: t.StandsFor}
 	}
 	settings := drv.Settings(cfg, byFamily)
 	maps.Copy(settings, s.Added)
 	for k := range s.Added {
-		kind[k] = report.Setting{Kind: report.AddedSetting}
+		kind[k] = artifacts.Setting{Kind: artifacts.AddedSetting}
 	}
-	var used []report.Setting
+	var used []artifacts.Setting
 	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		u := kind[k]
 		if u.Kind == "" {
-			u.Kind = report.ScenarioSetting
+			u.Kind = artifacts.ScenarioSetting
 		}
 		u.Key, u.Value = k, settings[k]
 		used = append(used, u)
@@ -295,9 +295,9 @@ func (s Scenario) Settings(drv *driver.Driver, cfg producer.Config) (map[string]
 // client to stand for a longer real outage, else "real-time".
 func (s Scenario) Timing(family string) string {
 	if len(s.Compressed[family]) > 0 && !s.ClientDefaults {
-		return report.TimingCompressed
+		return artifacts.TimingCompressed
 	}
-	return report.TimingReal
+	return artifacts.TimingReal
 }
 
 // WithRealTime returns the scenario as a user meets it: the real outage
@@ -310,14 +310,14 @@ func (s Scenario) WithRealTime() Scenario {
 		r = s.RealTime()
 		r.Client, r.Expect, r.Strict, r.Added = s.Client, s.Expect, s.Strict, s.Added
 	}
-	r.ClientDefaults, r.Variant = true, report.TimingReal
+	r.ClientDefaults, r.Variant = true, artifacts.TimingReal
 	return r
 }
 
 // Outcome records in run whether v is what the scenario expects: a grade
 // that passes (NON-STRICT only when not Strict), or the known-bad
 // expectation met.
-func (s Scenario) Outcome(v *verify.Verdict, run *report.Run) {
+func (s Scenario) Outcome(v *verify.Verdict, run *artifacts.Run) {
 	run.Grade, run.Strict, run.OK, run.Note = v.Grade, s.Strict, v.OK(s.Strict), ""
 	run.KnownBad, run.Expect = s.Expect != nil, ""
 	if s.Expect != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/kconform/kconform/internal/artifacts"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"github.com/kconform/kconform/docker"
 	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/fixtures"
-	"github.com/kconform/kconform/report"
 	"github.com/kconform/kconform/scenario"
 	"github.com/kconform/kconform/verify"
 )
@@ -127,13 +127,13 @@ func runCellsConfirmed(ctx context.Context, plans []cellPlan, repeat, confirm in
 			if repeat > 1 || i > 1 {
 				folder = fmt.Sprintf("%s-run%d", folder, i)
 			}
-			dir := report.Folder(root, p.kafka, string(mode), d.Name, folder)
+			dir := artifacts.Folder(root, p.kafka, string(mode), d.Name, folder)
 			if p.s.NotApplicable != nil {
 				if why := p.s.NotApplicable(p.kafka); why != "" {
 					if err := os.MkdirAll(dir, 0o755); err != nil {
 						return out, err
 					}
-					if err := os.WriteFile(filepath.Join(dir, report.NotApplicableFile), []byte(why+"\n"), 0o644); err != nil {
+					if err := os.WriteFile(filepath.Join(dir, artifacts.NotApplicableFile), []byte(why+"\n"), 0o644); err != nil {
 						return out, err
 					}
 					fmt.Fprintf(os.Stderr, "kconform: %s does not apply to Kafka %s: %s\n", p.s.Name, p.kafka, why)
@@ -176,7 +176,7 @@ func runOnce(ctx context.Context, p cellPlan, client string, mode fixtures.Mode,
 		// that could not be applied): a result of this cell, not of the
 		// whole run.
 		line := "could not run: " + err.Error()
-		_ = os.WriteFile(filepath.Join(dir, report.ErrorFile), []byte(err.Error()+"\n"), 0o644)
+		_ = os.WriteFile(filepath.Join(dir, artifacts.ErrorFile), []byte(err.Error()+"\n"), 0o644)
 		fmt.Fprintf(os.Stderr, "kconform: %s / %s / Kafka %s %s: %s (artifacts in %s)\n", p.s.Name, client, p.kafka, mode, line, dir)
 		return outcome{plan: p, grade: verify.Error, line: line, secs: time.Since(start).Seconds()}, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kconform/kconform/internal/artifacts"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,7 +14,6 @@ import (
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/readback"
-	"github.com/kconform/kconform/report"
 	"github.com/kconform/kconform/scenario"
 	"github.com/kconform/kconform/verify"
 )
@@ -116,18 +116,18 @@ func runVerify(ctx context.Context, args []string) error {
 // effects and its known-bad expectation, if any. It rewrites verdict.json
 // and run.json's grade and outcome, and fails when a run is not as expected.
 func rejudge(root string, strict bool) error {
-	paths, err := filepath.Glob(filepath.Join(root, "*", "*", "*", report.HistoryFile))
+	paths, err := filepath.Glob(filepath.Join(root, "*", "*", "*", artifacts.HistoryFile))
 	if err != nil {
 		return err
 	}
 	if len(paths) == 0 {
-		return usageError{fmt.Sprintf("no saved scenario runs (%s/<version-mode>/<client>/<scenario>/%s) under %s", root, report.HistoryFile, root)}
+		return usageError{fmt.Sprintf("no saved scenario runs (%s/<version-mode>/<client>/<scenario>/%s) under %s", root, artifacts.HistoryFile, root)}
 	}
 	bad := 0
 	for _, p := range paths {
 		dir := filepath.Dir(p)
-		var run report.Run
-		b, err := os.ReadFile(filepath.Join(dir, report.RunFile))
+		var run artifacts.Run
+		b, err := os.ReadFile(filepath.Join(dir, artifacts.RunFile))
 		if err == nil {
 			err = json.Unmarshal(b, &run)
 		}
@@ -151,17 +151,17 @@ func rejudge(root string, strict bool) error {
 			// Runs saved before expectations were named: a client's
 			// known failure is the only one that can be looked up.
 			if s.Expect = scenario.KnownBadFor(run.Scenario, run.Client, fixtures.Mode(run.Mode)); s.Expect == nil {
-				return fmt.Errorf("%s: a known-bad run without its expectation's name in %s", dir, report.RunFile)
+				return fmt.Errorf("%s: a known-bad run without its expectation's name in %s", dir, artifacts.RunFile)
 			}
 		}
 		s.Strict = strict
 		h.Scenario = s.Name
 		v := s.Judge(h)
 		s.Outcome(v, &run)
-		if err := v.WriteFile(filepath.Join(dir, report.VerdictFile)); err != nil {
+		if err := v.WriteFile(filepath.Join(dir, artifacts.VerdictFile)); err != nil {
 			return err
 		}
-		if err := run.WriteFile(filepath.Join(dir, report.RunFile)); err != nil {
+		if err := run.WriteFile(filepath.Join(dir, artifacts.RunFile)); err != nil {
 			return err
 		}
 		status := "ok"

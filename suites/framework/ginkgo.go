@@ -2,6 +2,7 @@ package framework
 
 import (
 	"fmt"
+	"github.com/kconform/kconform/internal/artifacts"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/kconform/kconform/fixtures"
-	"github.com/kconform/kconform/report"
 	"github.com/kconform/kconform/scenario"
 )
 
@@ -59,9 +59,9 @@ func DescribeScenario(s scenario.Scenario, labels ...string) bool {
 				if why := s.NotApplicable(version); why != "" {
 					// Written down for the result table, so it says why
 					// instead of leaving the scenario out.
-					dir := report.Folder(ArtifactsDir(), version, string(fixtures.ModeFor(version, mode)), client, strings.Join(append([]string{s.Name}, labels...), "-"))
+					dir := artifacts.Folder(ArtifactsDir(), version, string(fixtures.ModeFor(version, mode)), client, strings.Join(append([]string{s.Name}, labels...), "-"))
 					if err := os.MkdirAll(dir, 0o755); err == nil {
-						_ = os.WriteFile(filepath.Join(dir, report.NotApplicableFile), []byte(why+"\n"), 0o644)
+						_ = os.WriteFile(filepath.Join(dir, artifacts.NotApplicableFile), []byte(why+"\n"), 0o644)
 					}
 					Skip(fmt.Sprintf("%s does not apply to Kafka %s: %s", s.Name, version, why))
 				}
@@ -82,7 +82,7 @@ func DescribeScenario(s scenario.Scenario, labels ...string) bool {
 			who = "kconform's deliberately broken producer"
 		}
 		It(fmt.Sprintf("%s %s on Kafka %s", who, what, version), func(ctx SpecContext) {
-			dir := report.Folder(ArtifactsDir(), version, string(cluster.Spec.Mode), client, strings.Join(append([]string{s.Name}, labels...), "-"))
+			dir := artifacts.Folder(ArtifactsDir(), version, string(cluster.Spec.Mode), client, strings.Join(append([]string{s.Name}, labels...), "-"))
 			s.Strict = Strict()
 			res, err := s.Run(ctx, cluster, Client(), dir, GinkgoWriter)
 			if err != nil {

@@ -1,0 +1,186 @@
+package artifacts
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/kconform/kconform/verify"
+)
+
+// File names inside a scenario run's artifacts folder.
+const (
+	RunFile           = "run.json"
+	VerdictFile       = "verdict.json"
+	HistoryFile       = "history.jsonl"
+	NotApplicableFile = "not-applicable.txt"
+	// ErrorFile says why a scenario run could not finish.
+	ErrorFile = "error.txt"
+	PageFile  = "report.html"
+	// EventsFile holds the client's events, LogFile its own logs.
+	EventsFile = "producer.jsonl"
+	LogFile    = "driver.log"
+)
+
+// Run is what one scenario run records about itself (run.json).
+type Run struct {
+	Scenario string `json:"scenario"`
+	Client   string `json:"client"`
+	// ClientVersion is the client library's version, when kconform knows it.
+	ClientVersion string    `json:"client_version,omitempty"`
+	Kafka         string    `json:"kafka"`
+	Mode          string    `json:"mode"`
+	RunID         string    `json:"run_id"`
+	Started       time.Time `json:"started"`
+	Seconds       float64   `json:"seconds"`
+	// Timing is TimingCompressed or TimingReal; Settings every client
+	// setting the run gave, with its kind (others are the client's own
+	// defaults); Commit the kconform commit that ran it.
+	Timing string `json:"timing,omitempty"`
+	// ClientDefaults: the client ran with its own default settings
+	// (kconform run --real-time), only required and added ones set.
+	ClientDefaults bool      `json:"client_defaults,omitempty"`
+	Settings       []Setting `json:"settings,omitempty"`
+	Commit         string    `json:"commit,omitempty"`
+	// Grade is the verdict's grade; Strict says NON-STRICT failed the run.
+	Grade  verify.Grade `json:"grade"`
+	Strict bool         `json:"strict,omitempty"`
+	// KnownBad marks a run that is expected to fail in a given way;
+	// Expect names that way (scenario.ExpectationNamed).
+	KnownBad bool   `json:"known_bad,omitempty"`
+	Expect   string `json:"expect,omitempty"`
+	// OK says the run came out as expected; Note says how it did not.
+	OK   bool   `json:"ok"`
+	Note string `json:"note,omitempty"`
+}
+
+// Timings of a run: client timers compressed with the outage, or the real
+// outage with the clients' defaults.
+const (
+	TimingCompressed = "compressed"
+	TimingReal       = "real-time"
+)
+
+// Kinds of a client setting in a run.
+const (
+	// Compressed: a timer shortened to stand for a longer real one.
+	Compressed = "compressed"
+	// ScenarioSetting: a setting the scenario's fault needs (a timeout
+	// shorter than a freeze), the same in real time.
+	ScenarioSetting = "scenario"
+	// AddedSetting: a setting the user added (kconform run --set).
+	AddedSetting = "added"
+	// DriverSetting: a setting the driver needs for the client to behave
+	// as by default (undoing VerifiableProducer's retries=0).
+	DriverSetting = "driver"
+)
+
+// Setting is one client setting a run used, in the client's own names.
+type Setting struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	Kind  string `json:"kind"`
+	// Default and StandsFor explain a compressed timer.
+	Default   string `json:"default,omitempty"`
+	StandsFor string `json:"stands_for,omitempty"`
+}
+
+// Commit is the kconform commit this binary was built from, as Go's build
+// information records it ("" when unknown), with "+dirty" when the tree
+// had changes.
+func Commit() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev == "" {
+		return ""
+	}
+	return rev + dirty
+}
+
+// WriteFile writes the run record as JSON.
+func (r Run) WriteFile(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// Folder is where a scenario run's artifacts go under root:
+// <version>-<mode>/<client>/<scenario>, each part made safe for a path
+// (a user's driver command line becomes underscores and words).
+func Folder(root, version, mode, client, scenario string) string {
+	clean := func(s string) string { return unsafeChars.ReplaceAllString(s, "_") }
+	return filepath.Join(root, clean(version+"-"+mode), clean(client), clean(scenario))
+}
+
+// Clear removes a reused folder's outcome files, so an earlier run's
+// verdict cannot pass for this one's.
+func Clear(dir string) {
+	for _, f := range []string{VerdictFile, RunFile, ErrorFile, NotApplicableFile, PageFile} {
+		_ = os.Remove(filepath.Join(dir, f))
+	}
+}
+
+// NotApplicable records in dir why a scenario does not apply.
+func NotApplicable(dir, why string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, NotApplicableFile), []byte(why+"\n"), 0o644)
+}
+
+// Failed records in dir why a scenario run could not finish.
+func Failed(dir string, err error) error {
+	if mkErr := os.MkdirAll(dir, 0o755); mkErr != nil {
+		return mkErr
+	}
+	return os.WriteFile(filepath.Join(dir, ErrorFile), []byte(strings.TrimSpace(err.Error())+"\n"), 0o644)
+}
+
+// Save writes a judged run: its history, verdict and run record.
+func Save(dir string, h interface{ WriteFile(string) error }, v *verify.Verdict, run Run) error {
+	if err := h.WriteFile(filepath.Join(dir, HistoryFile)); err != nil {
+		return err
+	}
+	if err := v.WriteFile(filepath.Join(dir, VerdictFile)); err != nil {
+		return err
+	}
+	return run.WriteFile(filepath.Join(dir, RunFile))
+}
+
+// ReadRun reads a run record.
+func ReadRun(dir string) (Run, error) {
+	var r Run
+	b, err := os.ReadFile(filepath.Join(dir, RunFile))
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
+	}
+	return r, nil
+}
