@@ -284,18 +284,21 @@ func Broken(s Scenario) Scenario {
 // Expectation is a known way a run must come out instead of passing,
 // named so that a saved run can be judged again (run.json keeps the name).
 type Expectation struct {
-	Name  string
+	Name string
+	// Label names the known-bad run in its folder ("seed-known-bad-broken");
+	// "" is the client's name.
+	Label string
 	Check func(*verify.Verdict) error
 }
 
 // The expectations known-bad specs use.
 var (
 	// ExpectReset: the broken producer's wire-level reset to sequence 0.
-	ExpectReset = Expectation{"reset", expectReset}
+	ExpectReset = Expectation{"reset", "broken", expectReset}
 	// ExpectSequenceReset: the founding bug, librdkafka #3584.
-	ExpectSequenceReset = Expectation{"founding-bug", expectSequenceReset}
+	ExpectSequenceReset = Expectation{"founding-bug", "", expectSequenceReset}
 	// ExpectInconclusive: a run that judged nothing.
-	ExpectInconclusive = Expectation{"inconclusive", expectInconclusive}
+	ExpectInconclusive = Expectation{"inconclusive", "inconclusive", expectInconclusive}
 )
 
 // ExpectationNamed returns the expectation called name.

@@ -90,9 +90,12 @@ type Scenario struct {
 
 // Result is what a scenario run produced.
 type Result struct {
-	Verdict *verify.Verdict
-	History *history.History
-	Dir     string // artifacts folder
+	// NotApplicable says why the scenario did not run on that version;
+	// the other fields are then empty.
+	NotApplicable string
+	Verdict       *verify.Verdict
+	History       *history.History
+	Dir           string // artifacts folder
 	// Run is what run.json in Dir records about the run, its time included.
 	Run artifacts.Run
 }
@@ -100,7 +103,7 @@ type Result struct {
 // OK tells whether the run came out as the scenario expects: a grade that
 // passes (NON-STRICT only when not Strict), or for a known-bad client the
 // failure Expect asks for.
-func (r *Result) OK() bool { return r.Run.OK }
+func (r *Result) OK() bool { return r.NotApplicable != "" || r.Run.OK }
 
 // Spec returns the cluster spec the scenario needs on version and mode.
 func (s Scenario) Spec(version string, mode fixtures.Mode) fixtures.Spec {
@@ -116,10 +119,12 @@ func or(v, def int) int {
 	return v
 }
 
-// Run runs the scenario on a ready cluster: the producer goes through a
-// fresh wire tap, the schedule runs after the warm-up, the producer stops
-// after the cool-down, the log is read back, and the history is judged and
-// saved with the verdict under dir.
+// Run runs the scenario on a ready cluster in three steps, collect ->
+// judge -> persist: the producer goes through a fresh wire tap, the
+// schedule runs after the warm-up, the producer stops after the
+// cool-down and the log is read back (Collect); the history is judged
+// (Judge); history, verdict and run record are saved under dir
+// (artifacts.Save).
 //
 // client names the driver (see driver.Lookup); the scenario's own Client
 // field, when set, wins.
@@ -129,15 +134,34 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 		return nil, fmt.Errorf("artifacts: %w", err)
 	}
 	// A folder reused from an earlier run must not keep its outcome.
-	for _, f := range []string{artifacts.VerdictFile, artifacts.RunFile, artifacts.ErrorFile, artifacts.NotApplicableFile, artifacts.PageFile} {
-		_ = os.Remove(filepath.Join(dir, f))
-	}
-	drv, err := driver.Lookup(or2(s.Client, client))
+	artifacts.Clear(dir)
+	h, run, warnings, err := s.Collect(ctx, c, client, dir, progress)
 	if err != nil {
 		return nil, err
 	}
-	if err := drv.Prepare(ctx, progress); err != nil {
+	v := s.Judge(h)
+	v.Warnings = append(warnings, v.Warnings...)
+	run.Started, run.Seconds = start, time.Since(start).Seconds()
+	s.Outcome(v, &run)
+	if err := artifacts.Save(dir, h, v, run); err != nil {
 		return nil, err
+	}
+	return &Result{Verdict: v, History: h, Dir: dir, Run: run}, nil
+}
+
+// Collect runs the traffic and the faults on c and gathers what happened
+// into a history: the client's events, the tap's record of the wire, the
+// fault steps and the log read back. The client's events and its own logs
+// go to dir as they come. The run record it returns is not judged yet;
+// warnings are lines of the client's output it skipped.
+func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir string, progress io.Writer) (*history.History, artifacts.Run, []string, error) {
+	var run artifacts.Run
+	drv, err := driver.Lookup(or2(s.Client, client))
+	if err != nil {
+		return nil, run, nil, err
+	}
+	if err := drv.Prepare(ctx, progress); err != nil {
+		return nil, run, nil, err
 	}
 	logf := func(f string, a ...any) { fmt.Fprintf(progress, f+"\n", a...) }
 	opts := []wiretap.Option{wiretap.WithLogf(logf)}
@@ -146,7 +170,7 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 	}
 	tap, err := wiretap.New(c.BootstrapAddrs(), opts...)
 	if err != nil {
-		return nil, err
+		return nil, run, nil, err
 	}
 	defer tap.Close()
 
@@ -159,10 +183,10 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 	if cfg.Rate == 0 {
 		cfg.Rate = 200
 	}
-	eventsPath := filepath.Join(dir, "producer.jsonl")
+	eventsPath := filepath.Join(dir, artifacts.EventsFile)
 	events, err := os.Create(eventsPath)
 	if err != nil {
-		return nil, fmt.Errorf("artifacts: %w", err)
+		return nil, run, nil, fmt.Errorf("artifacts: %w", err)
 	}
 	defer events.Close()
 	prodCtx, stopProducer := context.WithCancel(ctx)
@@ -170,9 +194,9 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 	// A producer that cannot run at all ends the scenario at once.
 	ctx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
-	logs, err := os.Create(filepath.Join(dir, "driver.log"))
+	logs, err := os.Create(filepath.Join(dir, artifacts.LogFile))
 	if err != nil {
-		return nil, fmt.Errorf("artifacts: %w", err)
+		return nil, run, nil, fmt.Errorf("artifacts: %w", err)
 	}
 	defer logs.Close()
 	settings, used := s.Settings(drv, cfg)
@@ -192,57 +216,44 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 	schedErr := chaos.Run(ctx, env, steps...)
 	stopProducer()
 	if err := <-prodDone; err != nil {
-		return nil, fmt.Errorf("producer: %w", err)
+		return nil, run, nil, fmt.Errorf("producer: %w", err)
 	}
 	if schedErr != nil {
 		if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
-			return nil, cause
+			return nil, run, nil, cause
 		}
-		return nil, fmt.Errorf("fault schedule: %w", schedErr)
+		return nil, run, nil, fmt.Errorf("fault schedule: %w", schedErr)
 	}
 
 	// Read the log back directly from the brokers, not through the tap.
 	readCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
 	if err := c.WaitReady(readCtx); err != nil {
-		return nil, fmt.Errorf("read back: %w", err)
+		return nil, run, nil, fmt.Errorf("read back: %w", err)
 	}
 	cl, err := c.Client()
 	if err != nil {
-		return nil, err
+		return nil, run, nil, err
 	}
 	defer cl.Close()
 	log, err := readback.ReadLog(readCtx, cl, Topic, cfg.RunID)
 	if err != nil {
-		return nil, err
+		return nil, run, nil, err
 	}
 	if _, err := events.Seek(0, io.SeekStart); err != nil {
-		return nil, err
+		return nil, run, nil, err
 	}
 	read, err := history.ReadClientEvents(events, cfg.RunID)
 	if err != nil {
-		return nil, err
+		return nil, run, nil, err
 	}
 	faults := append(env.Faults(), tap.Faults()...)
 	slices.SortStableFunc(faults, func(a, b history.Fault) int { return a.Time.Compare(b.Time) })
 	h := &history.History{RunID: cfg.RunID, Topic: Topic, Scenario: s.Name, Unreadable: read.Unreadable, Client: read.Events,
 		LogRead: true, Log: log, Wire: tap.Wire(), Faults: faults}
-	v := s.Judge(h)
-	v.Warnings = append(read.Warnings, v.Warnings...)
-	if err := h.WriteFile(filepath.Join(dir, "history.jsonl")); err != nil {
-		return nil, err
-	}
-	if err := v.WriteFile(filepath.Join(dir, "verdict.json")); err != nil {
-		return nil, err
-	}
-	run := artifacts.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
-		ClientVersion: drv.Version(), Timing: s.Timing(drv.Family), ClientDefaults: s.ClientDefaults, Settings: used, Commit: artifacts.Commit(),
-		Started: start, Seconds: time.Since(start).Seconds()}
-	s.Outcome(v, &run)
-	if err := run.WriteFile(filepath.Join(dir, artifacts.RunFile)); err != nil {
-		return nil, err
-	}
-	return &Result{Verdict: v, History: h, Dir: dir, Run: run}, nil
+	run = artifacts.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
+		ClientVersion: drv.Version(), Timing: s.Timing(drv.Family), ClientDefaults: s.ClientDefaults, Settings: used, Commit: artifacts.Commit()}
+	return h, run, read.Warnings, nil
 }
 
 // Settings returns the settings drv gets for this scenario in its own

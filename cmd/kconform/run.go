@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/kconform/kconform/internal/artifacts"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/kconform/kconform/docker"
 	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/scenario"
@@ -48,23 +46,22 @@ func runRun(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	labels := ""
 	switch {
 	case *broken:
-		s, labels = scenario.Broken(s), "-known-bad-broken"
+		s = scenario.Broken(s)
 	case *knownBad:
 		m := fixtures.ModeFor(*kafka, fixtures.Mode(*mode))
 		expect := scenario.KnownBadFor(s.Name, d.Name, m)
 		if expect == nil {
 			return usageError{fmt.Sprintf("no known failure of %s in %s on %s brokers (known there: %v)", d.Name, s.Name, m, scenario.KnownBadClients(s.Name, m))}
 		}
-		s.Expect, labels = expect, "-known-bad-"+d.Name
+		s.Expect, s.Client = expect, d.Name
 	}
 	if *repeat < 1 {
 		return usageError{"--repeat must be at least 1"}
 	}
 	s.Strict = *strict
-	results, err := runCells(ctx, []cellPlan{{s: s, client: *drv, kafka: *kafka, mode: fixtures.Mode(*mode), labels: labels}}, *repeat, *artifacts)
+	results, err := runCells(ctx, []cellPlan{{s: s, client: *drv, kafka: *kafka, mode: fixtures.Mode(*mode)}}, *repeat, *artifacts)
 	if err != nil {
 		return err
 	}
@@ -77,7 +74,6 @@ type cellPlan struct {
 	client string
 	kafka  string
 	mode   fixtures.Mode
-	labels string
 }
 
 // outcome is one finished run of a cellPlan.
@@ -117,36 +113,19 @@ func runCellsConfirmed(ctx context.Context, plans []cellPlan, repeat, confirm in
 		}
 		runs := repeat
 		for i := 1; i <= runs; i++ {
-			folder := p.s.Name + p.labels
-			if p.s.Variant != "" {
-				folder += "-" + p.s.Variant
-			}
-			if len(p.s.Added) > 0 {
-				folder += "-added"
-			}
+			cell := scenario.Cell{Version: p.kafka, Mode: p.mode, Client: d.Name, Root: root}
 			if repeat > 1 || i > 1 {
-				folder = fmt.Sprintf("%s-run%d", folder, i)
+				cell.Suffix = fmt.Sprintf("-run%d", i)
 			}
-			dir := artifacts.Folder(root, p.kafka, string(mode), d.Name, folder)
-			if p.s.NotApplicable != nil {
-				if why := p.s.NotApplicable(p.kafka); why != "" {
-					if err := os.MkdirAll(dir, 0o755); err != nil {
-						return out, err
-					}
-					if err := os.WriteFile(filepath.Join(dir, artifacts.NotApplicableFile), []byte(why+"\n"), 0o644); err != nil {
-						return out, err
-					}
-					fmt.Fprintf(os.Stderr, "kconform: %s does not apply to Kafka %s: %s\n", p.s.Name, p.kafka, why)
-					out = append(out, outcome{plan: p, run: i, ok: true, grade: verify.NotApplicable, line: "not applicable: " + why, dir: dir})
-					break
-				}
-			}
-			o, err := runOnce(ctx, p, d.Name, mode, dir)
+			o, err := runOnce(ctx, p, cell)
 			if err != nil {
 				return out, err
 			}
-			o.run, o.dir = i, dir
+			o.run = i
 			out = append(out, o)
+			if o.grade == verify.NotApplicable {
+				break
+			}
 			if i == 1 && o.grade != verify.Pass {
 				runs = max(repeat, confirm)
 			}
@@ -155,33 +134,26 @@ func runCellsConfirmed(ctx context.Context, plans []cellPlan, repeat, confirm in
 	return out, nil
 }
 
-// runOnce starts a cluster, runs the scenario on it and tears it down.
-func runOnce(ctx context.Context, p cellPlan, client string, mode fixtures.Mode, dir string) (outcome, error) {
-	if _, err := docker.EnsureKafkaImage(ctx, p.kafka, os.Stderr); err != nil {
-		return outcome{}, err
-	}
+// runOnce runs a cell on a fresh cluster through the runner the suites
+// share (scenario.Execute).
+func runOnce(ctx context.Context, p cellPlan, cell scenario.Cell) (outcome, error) {
 	start := time.Now()
-	c, err := fixtures.Start(ctx, p.s.Spec(p.kafka, mode), os.Stderr)
-	if err != nil {
-		return outcome{}, err
-	}
-	defer c.Close(context.WithoutCancel(ctx))
-	res, err := p.s.Run(ctx, c, client, dir, os.Stderr)
-	if err != nil {
-		_ = c.SaveLogs(context.WithoutCancel(ctx), dir)
-		if ctx.Err() != nil {
-			return outcome{}, fmt.Errorf("%s (%s, Kafka %s %s): %w", p.s.Name, client, p.kafka, mode, err)
-		}
+	client := clientOf(p)
+	res, err := p.s.Execute(ctx, cell, os.Stderr)
+	var runErr *scenario.RunError
+	switch {
+	case errors.As(err, &runErr) && ctx.Err() == nil:
 		// The scenario could not finish (a driver that crashed, a fault
 		// that could not be applied): a result of this cell, not of the
 		// whole run.
-		line := "could not run: " + err.Error()
-		_ = os.WriteFile(filepath.Join(dir, artifacts.ErrorFile), []byte(err.Error()+"\n"), 0o644)
-		fmt.Fprintf(os.Stderr, "kconform: %s / %s / Kafka %s %s: %s (artifacts in %s)\n", p.s.Name, client, p.kafka, mode, line, dir)
-		return outcome{plan: p, grade: verify.Error, line: line, secs: time.Since(start).Seconds()}, nil
-	}
-	if !res.OK() || !res.Verdict.OK(false) {
-		_ = c.SaveLogs(context.WithoutCancel(ctx), dir)
+		line := "could not run: " + runErr.Err.Error()
+		fmt.Fprintf(os.Stderr, "kconform: %s / %s / Kafka %s %s: %s (artifacts in %s)\n", p.s.Name, client, p.kafka, p.mode, line, runErr.Dir)
+		return outcome{plan: p, grade: verify.Error, line: line, secs: time.Since(start).Seconds(), dir: runErr.Dir}, nil
+	case err != nil:
+		return outcome{}, fmt.Errorf("%s (%s, Kafka %s %s): %w", p.s.Name, client, p.kafka, p.mode, err)
+	case res.NotApplicable != "":
+		fmt.Fprintf(os.Stderr, "kconform: %s does not apply to Kafka %s: %s\n", p.s.Name, p.kafka, res.NotApplicable)
+		return outcome{plan: p, ok: true, grade: verify.NotApplicable, line: "not applicable: " + res.NotApplicable, dir: res.Dir}, nil
 	}
 	line := res.Verdict.OneLine()
 	if res.Run.KnownBad {
@@ -192,8 +164,8 @@ func runOnce(ctx context.Context, p cellPlan, client string, mode fixtures.Mode,
 		}
 	}
 	fmt.Fprintf(os.Stderr, "kconform: %s / %s / Kafka %s %s: %s (%.0f s; artifacts in %s)\n",
-		p.s.Name, client, p.kafka, mode, line, time.Since(start).Seconds(), dir)
-	return outcome{plan: p, ok: res.OK(), grade: res.Verdict.Grade, line: line, secs: time.Since(start).Seconds()}, nil
+		p.s.Name, client, p.kafka, res.Run.Mode, line, time.Since(start).Seconds(), res.Dir)
+	return outcome{plan: p, ok: res.OK(), grade: res.Verdict.Grade, line: line, secs: time.Since(start).Seconds(), dir: res.Dir}, nil
 }
 
 // summarize prints one line per run and fails when any run was not as
@@ -205,7 +177,7 @@ func summarize(results []outcome) error {
 		if !o.ok {
 			status, bad = "NOT OK", bad+1
 		}
-		fmt.Printf("%-7s %s %s Kafka %s run %d: %s (%.0f s)\n", status, o.plan.s.Name+o.plan.labels, clientOf(o.plan), o.plan.kafka, o.run, o.line, o.secs)
+		fmt.Printf("%-7s %s %s Kafka %s run %d: %s (%.0f s)\n", status, o.plan.s.Folder(), clientOf(o.plan), o.plan.kafka, o.run, o.line, o.secs)
 	}
 	if bad > 0 {
 		fmt.Fprintf(os.Stderr, "kconform: %d of %d runs not as expected\n", bad, len(results))
