@@ -66,8 +66,9 @@ func main() {
 	// swept and kconform exits 130, whenever the signal came.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := cmd.run(ctx, os.Args[2:])
+	interrupted := ctx.Err() != nil // before stop, which cancels ctx too
 	stop()
-	if ctx.Err() != nil && !cmd.signalEnds {
+	if interrupted && !cmd.signalEnds {
 		fmt.Fprintln(os.Stderr, "kconform: interrupted: removing this run's containers and networks...")
 		cleanCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		if n, cerr := fixtures.CleanUpRun(cleanCtx); cerr != nil {
