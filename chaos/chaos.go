@@ -352,3 +352,55 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// Metadata targets ZooKeeper or the KRaft controller.
+func Metadata() Target {
+	return Target{name: "metadata node", resolve: func(_ context.Context, e *Env) ([]*fixtures.Node, error) {
+		return []*fixtures.Node{e.Cluster.MetadataNode()}, nil
+	}}
+}
+
+// MoveLeaders moves the leadership of every partition of the Env's topic
+// to another broker: each replica list is rotated by one (the same
+// replicas, another preferred leader), then the preferred leaders are
+// elected. Requests in flight to the old leaders meet NOT_LEADER answers.
+func MoveLeaders() Step {
+	return func(ctx context.Context, e *Env) error {
+		cl, err := e.Cluster.Client()
+		if err != nil {
+			return err
+		}
+		defer cl.Close()
+		adm := kadm.NewClient(cl)
+		td, err := adm.ListTopics(ctx, e.Topic)
+		if err != nil {
+			return fmt.Errorf("chaos move-leaders: %w", err)
+		}
+		req := kadm.AlterPartitionAssignmentsReq{}
+		parts := kadm.TopicsSet{}
+		for p, d := range td[e.Topic].Partitions {
+			if len(d.Replicas) < 2 {
+				continue
+			}
+			req.Assign(e.Topic, p, append(slices.Clone(d.Replicas[1:]), d.Replicas[0]))
+			parts.Add(e.Topic, p)
+		}
+		if _, err := adm.AlterPartitionAssignments(ctx, req); err != nil {
+			return fmt.Errorf("chaos move-leaders: reassign: %w", err)
+		}
+		res, err := adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, parts)
+		if err != nil {
+			return fmt.Errorf("chaos move-leaders: elect: %w", err)
+		}
+		moved := 0
+		for _, ps := range res {
+			for _, r := range ps {
+				if r.Err == nil {
+					moved++
+				}
+			}
+		}
+		e.record("move-leaders", "all", fmt.Sprintf("%d partitions", moved), false)
+		return nil
+	}
+}

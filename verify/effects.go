@@ -265,3 +265,33 @@ func hasTopic(e *history.WireEvent, topic string) bool {
 	}
 	return false
 }
+
+// ClosedInFlight: the tap closed a broker's connections (close-connections)
+// while a produce request on one of them was still unanswered, so the
+// client had a request it could not know was written. Leadership moves
+// under load need it.
+func ClosedInFlight() Effect {
+	return Effect{
+		Requirement: "the tap closed a broker's connections while a produce request to it was unanswered",
+		prove: func(h *history.History) (string, bool) {
+			closes := hits(h, "close-connections")
+			if len(closes) == 0 {
+				return "no close-connections step in the fault record", false
+			}
+			xs := h.Exchanges()
+			for _, c := range closes {
+				for _, x := range xs {
+					q := x.Request
+					if !hasTopic(q, h.Topic) || q.Time.After(c.fault.Time) || (c.victim >= 0 && q.Broker != c.victim) {
+						continue
+					}
+					if x.Response == nil || x.Response.Time.After(c.fault.Time) {
+						return fmt.Sprintf("a produce request to broker %d at %s was unanswered when the tap closed its connections at %s",
+							q.Broker, q.Time.Format("15:04:05.000"), c.fault.Time.Format("15:04:05.000")), true
+					}
+				}
+			}
+			return fmt.Sprintf("%d close-connections steps, none with a produce request in flight", len(closes)), false
+		},
+	}
+}

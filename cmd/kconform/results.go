@@ -12,15 +12,16 @@ import (
 // runResults keeps the result records: it adds saved runs to them, and
 // writes README's findings section from them.
 func runResults(ctx context.Context, args []string) error {
-	fs := newFlags("results", "[--import artifacts[,more]] [--readme README.md]")
+	fs := newFlags("results", "[--import artifacts[,more]] [--update-expectations] [--readme README.md]")
 	dir := fs.String("results", "results", "folder of result records (cells/, expectations.json, notes.json)")
 	imports := fs.String("import", "", "artifacts folders whose scenario runs to add to the records, comma-separated")
 	readme := fs.String("readme", "", "README to write the findings section into (between its findings markers)")
+	update := fs.Bool("update-expectations", false, "rewrite <results>/expectations.json from every record (each cell's grades and checks so far)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *imports == "" && *readme == "" {
-		return usageError{"give --import, --readme or both"}
+	if *imports == "" && *readme == "" && !*update {
+		return usageError{"give --import, --readme, --update-expectations or several"}
 	}
 	records, err := findings.Read(*dir)
 	if err != nil {
@@ -41,6 +42,17 @@ func runResults(ctx context.Context, args []string) error {
 		if err := findings.Write(*dir, records); err != nil {
 			return err
 		}
+	}
+	if *update {
+		path := filepath.Join(*dir, "expectations.json")
+		ex, err := findings.ReadExpectations(path)
+		if err != nil {
+			return err
+		}
+		if err := findings.WriteExpectations(path, findings.Update(ex, records)); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "kconform results: expectations of %d cells written to %s\n", len(records), path)
 	}
 	if *readme != "" {
 		text, err := findingsSection(*dir, records)
