@@ -366,6 +366,28 @@ func Metadata() Target {
 // elected. Requests in flight to the old leaders meet NOT_LEADER answers.
 func MoveLeaders() Step {
 	return func(ctx context.Context, e *Env) error {
+		// Right after a metadata node restarts the controller may not
+		// answer yet: try again for a minute.
+		deadline := time.Now().Add(time.Minute)
+		for {
+			err := moveLeaders(ctx, e)
+			if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
+				return err
+			}
+			if e.Progress != nil {
+				fmt.Fprintf(e.Progress, "kconform: chaos: %v; trying again\n", err)
+			}
+			if err := sleep(ctx, 2*time.Second); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func moveLeaders(ctx context.Context, e *Env) error {
+	{
+		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
 		cl, err := e.Cluster.Client()
 		if err != nil {
 			return err
