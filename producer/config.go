@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -183,15 +182,9 @@ func (c Config) options() ([]kgo.Opt, error) {
 	return opts, nil
 }
 
-// FranzGoVersion is the franz-go (kgo) module version this binary links, as
-// Go's build information records it.
-func FranzGoVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, m := range info.Deps {
-			if m.Path == "github.com/twmb/franz-go" {
-				return m.Version
-			}
-		}
-	}
-	return "unknown"
-}
+// FranzGoVersion is the franz-go (kgo) version kconform pins in go.mod
+// (a test keeps them equal): test binaries carry no module versions to
+// read it from.
+func FranzGoVersion() string { return franzGoVersion }
+
+const franzGoVersion = "v1.22.3"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -229,5 +230,17 @@ func TestBrokenProducerIsConvicted(t *testing.T) {
 	v := verify.Check(&history.History{RunID: "bad", Topic: "t", Client: events, LogRead: true, Log: log}, verify.Options{})
 	if v.OK(true) || v.First(verify.Liveness) == nil || v.ProducerFatal == "" {
 		t.Fatalf("broken producer not convicted: %s", v.Paragraph)
+	}
+}
+
+// TestFranzGoVersionMatchesGoMod: the version runs record is the one
+// go.mod pins.
+func TestFranzGoVersionMatchesGoMod(t *testing.T) {
+	b, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "github.com/twmb/franz-go "+FranzGoVersion()+"\n") {
+		t.Fatalf("go.mod does not pin franz-go %s", FranzGoVersion())
 	}
 }
