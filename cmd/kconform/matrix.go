@@ -20,7 +20,7 @@ func runMatrix(ctx context.Context, args []string) error {
 	fs := newFlags("matrix", "[--clients a,b] [--scenarios x,y] [--kafka 2.8.2:zk,4.4.0]")
 	clients := fs.String("clients", "reference,franz-go,librdkafka-1.8.2,librdkafka,java-4.x", "drivers, comma-separated")
 	names := fs.String("scenarios", strings.Join(scenario.Names(), ","), "scenarios, comma-separated")
-	kafkas := fs.String("kafka", "2.8.2:zk", "Kafka versions, comma-separated, each optionally :zk or :kraft")
+	kafkas := fs.String("kafka", "2.8.2:zk", "Kafka versions, comma-separated, each optionally :zk or :kraft; 4.x is the newest 4 (also 3.x, 2.x)")
 	artifacts := fs.String("artifacts", "artifacts", "folder for histories, verdicts, logs and the matrix")
 	repeat := fs.Int("repeat", 1, "runs per cell, each on a fresh cluster")
 	strict := fs.Bool("strict", strictDefault(), "without an expectation, a NON-STRICT cell fails the matrix too (env KCONFORM_STRICT=1)")
@@ -46,6 +46,7 @@ func runMatrix(ctx context.Context, args []string) error {
 	var plans []cellPlan
 	for _, kv := range splitList(*kafkas) {
 		version, mode, _ := strings.Cut(kv, ":")
+		version = fixtures.ResolveVersion(version)
 		if mode != "" && mode != string(fixtures.ZooKeeper) && mode != string(fixtures.KRaft) {
 			return usageError{fmt.Sprintf("%q: the mode after ':' is zk or kraft", kv)}
 		}

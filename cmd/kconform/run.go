@@ -32,6 +32,7 @@ func runRun(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	*kafka = fixtures.ResolveVersion(*kafka)
 	s, err := scenario.ByName(*name)
 	if err != nil {
 		return usageError{err.Error()}
