@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"github.com/kconform/kconform/internal/artifacts"
@@ -210,6 +211,12 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 	}()
 
 	env := &chaos.Env{Cluster: c, Tap: tap, Topic: Topic, Progress: progress}
+	// The warm-up starts at the client's first acknowledged record, not
+	// at its start: a client slow to start (a JVM on a loaded machine)
+	// would otherwise meet the faults before it produced anything.
+	if err := waitFirstAck(ctx, eventsPath, FirstAckBound); err != nil {
+		fmt.Fprintf(progress, "kconform: %s: %v; the faults start anyway\n", s.Name, err)
+	}
 	fmt.Fprintf(progress, "kconform: %s: %s producing (run %s), faults in %s\n", s.Name, drv.Name, cfg.RunID, durationOr(s.Warmup, 5*time.Second))
 	steps := append([]chaos.Step{chaos.Wait(durationOr(s.Warmup, 5*time.Second), "warm-up")}, s.Schedule...)
 	steps = append(steps, chaos.Wait(durationOr(s.Cooldown, 15*time.Second), "cool-down after the faults"))
@@ -254,6 +261,29 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 	run = artifacts.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
 		ClientVersion: drv.Version(), Timing: s.Timing(drv.Family), ClientDefaults: s.ClientDefaults, Settings: used, Commit: artifacts.Commit()}
 	return h, run, read.Warnings, nil
+}
+
+// FirstAckBound is how long a run waits for the client's first
+// acknowledged record before its warm-up starts.
+const FirstAckBound = time.Minute
+
+// waitFirstAck waits until the events file at path holds a
+// producer_send_success, at most bound.
+func waitFirstAck(ctx context.Context, path string, bound time.Duration) error {
+	deadline := time.Now().Add(bound)
+	for {
+		if b, err := os.ReadFile(path); err == nil && bytes.Contains(b, []byte(`"`+history.SendSuccess+`"`)) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no record acknowledged within %s of the client's start", bound)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // Settings returns the settings drv gets for this scenario in its own
