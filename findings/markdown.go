@@ -46,7 +46,7 @@ const (
 // (scenarios as rows, clients as columns, each cell its worst grade and
 // check with passes of runs), then the evidence of every FAILED and
 // NON-STRICT cell, with its run in real time when there is one.
-func Markdown(records []Record, notes []Note) string {
+func Markdown(records []Record, notes []Note, order []string) string {
 	var b strings.Builder
 	var blocks, clients, scenarios []string
 	main := map[string]Record{}
@@ -62,6 +62,14 @@ func Markdown(records []Record, notes []Note) string {
 	}
 	slices.Sort(blocks)
 	slices.Sort(clients)
+	// Scenarios in the catalogue's order; any other after them.
+	rank := func(s string) int {
+		if i := slices.Index(order, s); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	slices.SortStableFunc(scenarios, func(a, b string) int { return rank(a) - rank(b) })
 	for _, block := range blocks {
 		var cols []string
 		for _, c := range clients {
@@ -106,7 +114,7 @@ func Markdown(records []Record, notes []Note) string {
 				fmt.Fprintf(&b, "; the broker answered %s", r.First.BrokerAnswer)
 			}
 			if len(r.First.Answers) > 1 {
-				fmt.Fprintf(&b, " (then %s)", strings.Join(r.First.Answers[1:], ", "))
+				fmt.Fprintf(&b, " (all answers: %s)", compact(r.First.Answers))
 			}
 			if r.First.InLog != nil {
 				if *r.First.InLog {
@@ -127,7 +135,7 @@ func Markdown(records []Record, notes []Note) string {
 			fmt.Fprintf(&b, " In real time with the client's defaults: %s.", realTimeText(r, records))
 		}
 		for _, n := range notes {
-			if n.about(r) {
+			if n.about(r) && !r.variant() {
 				fmt.Fprintf(&b, " %s", n.Text)
 				if n.Issue != "" {
 					fmt.Fprintf(&b, " (%s)", n.Issue)
@@ -143,6 +151,25 @@ func Markdown(records []Record, notes []Note) string {
 // settings; shown beside its cell, not in the grid.
 func (r Record) variant() bool {
 	return len(r.Added) > 0 || r.ClientDefaults
+}
+
+// compact writes runs of the same answer once with a count:
+// "NOT_ENOUGH_REPLICAS x27, OUT_OF_ORDER_SEQUENCE_NUMBER".
+func compact(answers []string) string {
+	var out []string
+	for i := 0; i < len(answers); {
+		j := i
+		for j < len(answers) && answers[j] == answers[i] {
+			j++
+		}
+		if j-i > 1 {
+			out = append(out, fmt.Sprintf("%s x%d", answers[i], j-i))
+		} else {
+			out = append(out, answers[i])
+		}
+		i = j
+	}
+	return strings.Join(out, ", ")
 }
 
 func add(list *[]string, v string) {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/kconform/kconform/findings"
+	"github.com/kconform/kconform/scenario"
 )
 
 // runResults keeps the result records: it adds saved runs to them, and
@@ -82,5 +83,5 @@ func findingsSection(dir string, records []findings.Record) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return findings.Markdown(records, notes), nil
+	return findings.Markdown(records, notes, scenario.Names()), nil
 }
