@@ -261,11 +261,24 @@ func (c *checker) checkLiveness() {
 	if end.IsZero() {
 		return
 	}
-	var after, shutdown bool
+	var after, finishedEarly bool
+	sent, outcomes := int64(-1), int64(0)
 	for _, e := range c.h.Client {
-		if e.Name == history.ShutdownComplete {
-			shutdown = true
+		switch e.Name {
+		case history.ShutdownComplete:
+			finishedEarly = finishedEarly || e.Time.Before(end)
+		case history.ToolData:
+			sent = e.Sent
+		case history.SendSuccess, history.SendError:
+			outcomes++
 		}
+	}
+	// A producer that had finished its work needs no acknowledgement
+	// after the faults: it stopped before they ended, or every record it
+	// sent has an outcome. One that stopped with records still under way
+	// (no answer, no error) has not.
+	finished := finishedEarly || sent >= 0 && outcomes >= sent
+	for _, e := range c.h.Client {
 		if e.Time.Before(end) {
 			continue
 		}
@@ -281,14 +294,17 @@ func (c *checker) checkLiveness() {
 			after = true
 		}
 	}
-	if !after && shutdown {
-		return // the producer had finished its work before the faults ended
+	if !after && finished {
+		return // the producer had finished its work
 	}
 	x.Time = end
 	if after {
 		x.Summary = "no record was acknowledged after the last fault step, only errors"
 	} else {
 		x.Summary = "the producer reported nothing after the last fault step"
+		if sent > outcomes {
+			x.Summary += fmt.Sprintf(" (%d of %d records sent have no outcome)", sent-outcomes, sent)
+		}
 	}
 	c.add(x)
 }

@@ -258,6 +258,33 @@ func TestLiveness(t *testing.T) {
 		b.fault("start", "broker-1")
 		mustFail(t, b.check(), Liveness)
 	})
+	t.Run("stopped after the faults with records under way", func(t *testing.T) {
+		// kafka-python in the freeze: no outcome after the last fault,
+		// then a stop with most records unanswered.
+		b := newBuilder()
+		b.send(0, 1, 0, 0, 1, 0)
+		b.fault("pause", "broker-1")
+		b.fault("unpause", "broker-1")
+		b.tick(30 * time.Second)
+		b.h.Client = append(b.h.Client, history.ClientEvent{Name: history.ToolData, Time: b.now, Sent: 100, Partition: -1, Offset: -1, Counter: -1})
+		b.shutdown()
+		v := b.check()
+		mustFail(t, v, Liveness)
+		if x := v.First(Liveness); !strings.Contains(x.Summary, "99 of 100 records sent have no outcome") {
+			t.Errorf("summary: %s", x.Summary)
+		}
+	})
+	t.Run("every record resolved, then stopped", func(t *testing.T) {
+		b := newBuilder()
+		b.send(0, 1, 0, 0, 1, 0)
+		b.fault("kill", "broker-1")
+		b.tick(time.Second)
+		b.h.Client = append(b.h.Client, history.ClientEvent{Name: history.ToolData, Time: b.now, Sent: 1, Partition: -1, Offset: -1, Counter: -1})
+		b.shutdown()
+		if v := b.check(); v.First(Liveness) != nil {
+			t.Errorf("a producer whose every record has an outcome is not stuck: %s", v.OneLine())
+		}
+	})
 	t.Run("finished before the fault", func(t *testing.T) {
 		b := newBuilder()
 		b.send(0, 1, 0, 0, 1, 0)
