@@ -203,7 +203,7 @@ func timingText(r Record) string {
 	case r.Timing == artifacts.TimingCompressed:
 		return "compressed timers"
 	case r.Timing == artifacts.TimingReal:
-		return "real time"
+		return "no compressed timer"
 	}
 	return "timing not recorded"
 }

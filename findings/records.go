@@ -1,7 +1,6 @@
 package findings
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"github.com/kconform/kconform/internal/artifacts"
@@ -238,24 +237,30 @@ func worstViolation(v verify.Verdict) verify.Violation {
 	return v.Violations[0]
 }
 
-var clientLogPattern = regexp.MustCompile(`(?i)out.of.order|sequence|epoch|fatal|duplicate`)
+// clientLogPatterns pick the client's log line about a finding: one
+// about an out-of-order or duplicate answer or a fatal error first, else
+// one about sequences or epochs.
+var clientLogPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)out.of.order|outoforder|duplicate|fatal`),
+	regexp.MustCompile(`(?i)sequence|epoch`),
+}
 
-// clientLogLine is the driver log's first line about sequences, epochs or
-// out-of-order answers, shortened.
+// clientLogLine is the driver log's first line that the first matching
+// pattern picks, shortened.
 func clientLogLine(dir string) string {
-	f, err := os.Open(filepath.Join(dir, "driver.log"))
+	b, err := os.ReadFile(filepath.Join(dir, "driver.log"))
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for sc.Scan() {
-		if line := sc.Text(); clientLogPattern.MatchString(line) {
-			if len(line) > 400 {
-				line = line[:400] + "..."
+	lines := strings.Split(string(b), "\n")
+	for _, re := range clientLogPatterns {
+		for _, line := range lines {
+			if re.MatchString(line) {
+				if len(line) > 400 {
+					line = line[:400] + "..."
+				}
+				return strings.TrimSpace(line)
 			}
-			return strings.TrimSpace(line)
 		}
 	}
 	return ""
