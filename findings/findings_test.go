@@ -2,13 +2,13 @@ package findings
 
 import (
 	"encoding/json"
-	"github.com/kconform/kconform/internal/artifacts"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
 

@@ -2,11 +2,11 @@ package findings
 
 import (
 	"fmt"
-	"github.com/kconform/kconform/internal/artifacts"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
 

@@ -3,7 +3,6 @@ package findings
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/kconform/kconform/internal/artifacts"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
 

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"github.com/kconform/kconform/internal/artifacts"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
 

@@ -1,12 +1,12 @@
 package report
 
 import (
-	"github.com/kconform/kconform/internal/artifacts"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
 

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"github.com/kconform/kconform/internal/artifacts"
 	"html/template"
 	"maps"
 	"math"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
 

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"github.com/kconform/kconform/internal/artifacts"
 	"image/png"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/kconform/kconform/internal/artifacts"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/readback"
 	"github.com/kconform/kconform/scenario"
 	"github.com/kconform/kconform/verify"

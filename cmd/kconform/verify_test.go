@@ -2,12 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/kconform/kconform/internal/artifacts"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
 
