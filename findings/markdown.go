@@ -30,7 +30,7 @@ func (n Note) about(r Record) bool {
 // ReadNotes loads a notes file; a missing file is none.
 func ReadNotes(path string) ([]Note, error) {
 	var out []Note
-	if err := readJSON(path, &out); err != nil && !os.IsNotExist(err) {
+	if err := artifacts.ReadJSON(path, &out); err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
 	return out, nil
@@ -114,7 +114,7 @@ func Markdown(records []Record, notes []Note, order []string) string {
 				fmt.Fprintf(&b, "; the broker answered %s", r.First.BrokerAnswer)
 			}
 			if len(r.First.Answers) > 1 {
-				fmt.Fprintf(&b, " (all answers: %s)", compact(r.First.Answers))
+				fmt.Fprintf(&b, " (all answers: %s)", strings.Join(verify.CompactAnswers(r.First.Answers), ", "))
 			}
 			if r.First.InLog != nil {
 				if *r.First.InLog {
@@ -151,25 +151,6 @@ func Markdown(records []Record, notes []Note, order []string) string {
 // settings; shown beside its cell, not in the grid.
 func (r Record) variant() bool {
 	return len(r.Added) > 0 || r.ClientDefaults
-}
-
-// compact writes runs of the same answer once with a count:
-// "NOT_ENOUGH_REPLICAS x27, OUT_OF_ORDER_SEQUENCE_NUMBER".
-func compact(answers []string) string {
-	var out []string
-	for i := 0; i < len(answers); {
-		j := i
-		for j < len(answers) && answers[j] == answers[i] {
-			j++
-		}
-		if j-i > 1 {
-			out = append(out, fmt.Sprintf("%s x%d", answers[i], j-i))
-		} else {
-			out = append(out, answers[i])
-		}
-		i = j
-	}
-	return strings.Join(out, ", ")
 }
 
 func add(list *[]string, v string) {

@@ -177,7 +177,7 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 	rec := Record{Kafka: kafka, Mode: mode, Client: client, Scenario: runSuffix.ReplaceAllString(folder, "")}
 	run := Run{Dir: filepath.ToSlash(rel), RunID: filepath.ToSlash(rel)}
 	var meta artifacts.Run
-	if err := readJSON(filepath.Join(dir, artifacts.RunFile), &meta); err == nil {
+	if err := artifacts.ReadJSON(filepath.Join(dir, artifacts.RunFile), &meta); err == nil {
 		// kconform's own self-tests (the broken producer, the garbage
 		// driver) are not findings about a client.
 		if meta.Expect == "reset" || meta.Expect == "inconclusive" {
@@ -210,7 +210,7 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 		run.First = &Finding{Summary: strings.TrimSpace(string(b))}
 	default:
 		var v verify.Verdict
-		if err := readJSON(filepath.Join(dir, artifacts.VerdictFile), &v); err != nil {
+		if err := artifacts.ReadJSON(filepath.Join(dir, artifacts.VerdictFile), &v); err != nil {
 			return Record{}, Run{}, false, err
 		}
 		run.Grade = v.Grade
@@ -343,7 +343,7 @@ func Read(dir string) ([]Record, error) {
 			return nil
 		}
 		var r Record
-		if err := readJSON(path, &r); err != nil {
+		if err := artifacts.ReadJSON(path, &r); err != nil {
 			return err
 		}
 		out = append(out, r)
@@ -351,15 +351,4 @@ func Read(dir string) ([]Record, error) {
 	})
 	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Key(), b.Key()) })
 	return out, err
-}
-
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
 }

@@ -108,7 +108,7 @@ func readCell(root, dir string) (Cell, error) {
 		return c, nil
 	}
 	var v verify.Verdict
-	if err := readJSON(filepath.Join(dir, artifacts.VerdictFile), &v); err != nil {
+	if err := artifacts.ReadJSON(filepath.Join(dir, artifacts.VerdictFile), &v); err != nil {
 		return c, err
 	}
 	c.Grade, c.Expected = v.Grade, v.OK(false)
@@ -120,24 +120,13 @@ func readCell(root, dir string) (Cell, error) {
 		c.Requirement = verify.RuleFor(v.Violations[0].Check).Requirement
 	}
 	var r artifacts.Run
-	if err := readJSON(filepath.Join(dir, artifacts.RunFile), &r); err == nil {
+	if err := artifacts.ReadJSON(filepath.Join(dir, artifacts.RunFile), &r); err == nil {
 		c.Seconds = r.Seconds
 		// A known-bad run is as expected when it failed the known way;
 		// any other run when its grade passes under the run's strictness.
 		c.KnownBad, c.Expected = r.KnownBad, r.OK
 	}
 	return c, nil
-}
-
-func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
 }
 
 // Markdown renders the cells as a table: one row per scenario run.

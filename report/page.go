@@ -82,11 +82,11 @@ func WritePage(dir string) (string, error) {
 		return "", err
 	}
 	var v verify.Verdict
-	if err := readJSON(filepath.Join(dir, artifacts.VerdictFile), &v); err != nil {
+	if err := artifacts.ReadJSON(filepath.Join(dir, artifacts.VerdictFile), &v); err != nil {
 		return "", err
 	}
 	var r artifacts.Run
-	_ = readJSON(filepath.Join(dir, artifacts.RunFile), &r) // older runs have none
+	_ = artifacts.ReadJSON(filepath.Join(dir, artifacts.RunFile), &r) // older runs have none
 	var buf bytes.Buffer
 	if err := RenderPage(&buf, h, &v, r); err != nil {
 		return "", err

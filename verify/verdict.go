@@ -148,7 +148,7 @@ func (v *Verdict) paragraph() string {
 	}
 	fmt.Fprintf(&b, ". Requirement: %s", RuleFor(first.Check).Requirement)
 	if len(first.Answers) > 0 {
-		fmt.Fprintf(&b, " The broker answered %s", strings.Join(compactAnswers(first.Answers), ", then "))
+		fmt.Fprintf(&b, " The broker answered %s", strings.Join(CompactAnswers(first.Answers), ", then "))
 		if first.InLog != nil {
 			if *first.InLog {
 				b.WriteString("; the deviant send was written to the log")
@@ -185,8 +185,8 @@ func (v *Verdict) paragraph() string {
 	return b.String()
 }
 
-// compactAnswers folds runs of the same answer: "NOT_ENOUGH_REPLICAS x3".
-func compactAnswers(answers []string) []string {
+// CompactAnswers folds runs of the same answer: "NOT_ENOUGH_REPLICAS x3".
+func CompactAnswers(answers []string) []string {
 	var out []string
 	for i := 0; i < len(answers); {
 		j := i

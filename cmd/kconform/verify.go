@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -126,11 +125,7 @@ func rejudge(root string, strict bool) error {
 	bad := 0
 	for _, p := range paths {
 		dir := filepath.Dir(p)
-		var run artifacts.Run
-		b, err := os.ReadFile(filepath.Join(dir, artifacts.RunFile))
-		if err == nil {
-			err = json.Unmarshal(b, &run)
-		}
+		run, err := artifacts.ReadRun(dir)
 		if err != nil {
 			return fmt.Errorf("%s: %w", dir, err)
 		}

@@ -175,12 +175,19 @@ func Save(dir string, h interface{ WriteFile(string) error }, v *verify.Verdict,
 // ReadRun reads a run record.
 func ReadRun(dir string) (Run, error) {
 	var r Run
-	b, err := os.ReadFile(filepath.Join(dir, RunFile))
+	err := ReadJSON(filepath.Join(dir, RunFile), &r)
+	return r, err
+}
+
+// ReadJSON reads one of a run folder's JSON files (or any JSON file) into
+// v; a decoding error names the file.
+func ReadJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return r, err
+		return err
 	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return r, fmt.Errorf("%s: %w", filepath.Join(dir, RunFile), err)
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return r, nil
+	return nil
 }
