@@ -248,7 +248,7 @@ var clientLogPatterns = []*regexp.Regexp{
 // clientLogLine is the driver log's first line that the first matching
 // pattern picks, shortened.
 func clientLogLine(dir string) string {
-	b, err := os.ReadFile(filepath.Join(dir, "driver.log"))
+	b, err := os.ReadFile(filepath.Join(dir, artifacts.LogFile))
 	if err != nil {
 		return ""
 	}

@@ -54,7 +54,10 @@ func shardedArtifacts(t *testing.T) (string, string) {
 	return a, b
 }
 
-func TestMergedGrid(t *testing.T) {
+// mergedSite writes the index of shardedArtifacts' two folders into a
+// third and returns that folder and the index.
+func mergedSite(t *testing.T) (string, string) {
+	t.Helper()
 	a, b := shardedArtifacts(t)
 	out := filepath.Join(filepath.Dir(a), "merged")
 	if err := os.MkdirAll(out, 0o755); err != nil {
@@ -64,6 +67,11 @@ func TestMergedGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out, index
+}
+
+func TestMergedGrid(t *testing.T) {
+	out, index := mergedSite(t)
 	page, _ := os.ReadFile(index)
 	checkGridLinks(t, out, string(page))
 	if !strings.Contains(string(page), "1/3 passed") && !strings.Contains(string(page), "2/3 passed") {
@@ -111,15 +119,7 @@ func TestMergedGridInChromium(t *testing.T) {
 		}
 		t.Skip("chromium is not installed (apt-get install chromium)")
 	}
-	a, b := shardedArtifacts(t)
-	out := filepath.Join(filepath.Dir(a), "merged")
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	index, err := WriteSite(out, a, b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, index := mergedSite(t)
 	dom, err := exec.Command(browser, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+filepath.Join(out, "profile"),
 		"--dump-dom", "file://"+index).Output()
 	if err != nil {
