@@ -295,6 +295,28 @@ func Close(t Target) Step {
 	})
 }
 
+// CloseInFlight has the tap close every client connection to the target's
+// brokers at a moment a produce request to each is in flight (waiting at
+// most within for one), so the client cannot know whether it was written.
+// Closing at any moment may meet none: the answers to a fast broker are
+// often all in.
+func CloseInFlight(t Target, within time.Duration) Step {
+	return func(ctx context.Context, e *Env) error {
+		addrs, err := t.upstreams(ctx, e)
+		if err != nil {
+			return fmt.Errorf("chaos close: %w", err)
+		}
+		for _, a := range addrs {
+			// None in flight is no error: the history's effect check
+			// judges whether any close met one.
+			if !e.Tap.CloseInFlight(a, within) && e.Progress != nil {
+				fmt.Fprintf(e.Progress, "kconform: chaos: no produce request to %s was in flight within %s; closed anyway\n", a, within)
+			}
+		}
+		return nil
+	}
+}
+
 // Blackhole has the tap swallow everything for the target's brokers: open
 // connections are closed and new ones get no answer, until Heal.
 func Blackhole(t Target) Step {

@@ -207,7 +207,7 @@ func Catalogue() []Scenario {
 				"producer.id.expiration.ms":                "10000",
 				"producer.id.expiration.check.interval.ms": "1000",
 			},
-			NotApplicable: func(version string) string {
+			NotApplicable: func(version string, _ fixtures.Mode) string {
 				if !fixtures.AtLeast(version, 3, 4) {
 					return "producer.id.expiration.ms arrived in Kafka 3.4 (KIP-854); older brokers keep producer state for transactional.id.expiration.ms (7 days)"
 				}
@@ -242,7 +242,7 @@ func Catalogue() []Scenario {
 		},
 		{
 			Name:        "leader-transition",
-			Fault:       "leadership of all 12 partitions moved to another broker (replica lists rotated, preferred leaders elected) five times under load (1,200 records/s), each time with the tap closing the new leader of partition 0's client connections while requests are in flight",
+			Fault:       "leadership of all 12 partitions moved to another broker (replica lists rotated, preferred leaders elected) five times under load (1,200 records/s), each time with the tap closing the new leader of partition 0's client connections at a moment a produce request to it is in flight",
 			Requirement: "When leadership moves while requests are in flight and a connection closes under them, a producer MUST NOT write a record twice: a request that may have been written is retried at its own sequence, never resent under a new epoch as new records.",
 			References:  []string{"librdkafka #4953 (duplicates after an epoch bump during leader transitions; the maintainer notes Java bumps the epoch too)", "KIP-360", "KIP-98"},
 			MustShow:    "the tap closed a broker's connections while a produce request to it was unanswered",
@@ -252,7 +252,7 @@ func Catalogue() []Scenario {
 			Schedule: []chaos.Step{
 				chaos.Repeat(5,
 					chaos.MoveLeaders(),
-					chaos.Close(chaos.LeaderOf(0)),
+					chaos.CloseInFlight(chaos.LeaderOf(0), 5*time.Second),
 					chaos.Wait(4*time.Second, "leaders moved"),
 				),
 			},
@@ -274,6 +274,22 @@ func Catalogue() []Scenario {
 					chaos.Wait(5*time.Second, "leadership moved"),
 				),
 			},
+		},
+		{
+			Name:        "rolling-upgrade",
+			Fault:       "every broker in turn stopped gracefully and started on the next Kafka release with its data kept, the next one only once all replicas are in sync again: 2.x -> 3.9.1 in ZooKeeper mode with inter.broker.protocol.version pinned to the old release, then a second roll unpinning it; 3.x -> 4.4.0 in KRaft mode, the controller after the brokers, then metadata.version raised",
+			Requirement: "While a cluster is rolled onto a new Kafka release one broker at a time, a producer MUST keep going: nothing acknowledged lost, duplicated or reordered, sequences continuous, no fatal error.",
+			References:  []string{"Kafka's upgrade notes (rolling upgrade with inter.broker.protocol.version; KRaft: kafka-features.sh upgrade)", "KIP-584 (feature versions: metadata.version)", "KIP-98", "KIP-360"},
+			MustShow:    "the client was producing to a broker in the 2 s before it was stopped for its upgrade, and produced again after it started on the new release",
+			Partitions:  12,
+			Effects:     []verify.Effect{verify.ProducingAcross("upgrade")},
+			NotApplicable: func(version string, mode fixtures.Mode) string {
+				if _, err := fixtures.PlanUpgrade(version, mode); err != nil {
+					return err.Error()
+				}
+				return ""
+			},
+			Schedule: []chaos.Step{chaos.Upgrade(3 * time.Minute)},
 		},
 	}
 }

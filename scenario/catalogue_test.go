@@ -20,8 +20,8 @@ func TestCatalogue(t *testing.T) {
 			t.Errorf("scenario %s has no faults", s.Name)
 		}
 	}
-	if len(seen) != 9 {
-		t.Errorf("%d scenarios, want the catalogue's 9", len(seen))
+	if len(seen) != 10 {
+		t.Errorf("%d scenarios, want the catalogue's 10", len(seen))
 	}
 	if _, err := ByName("nope"); err == nil || !strings.Contains(err.Error(), "seed") {
 		t.Errorf("an unknown scenario must be refused with the list, got %v", err)
@@ -62,5 +62,29 @@ func TestBrokenExpectsTheReset(t *testing.T) {
 	reset.ProducerFatal = "fatal"
 	if err := ExpectSequenceReset.Check(reset); err != nil {
 		t.Errorf("the founding bug's verdict must meet it: %v", err)
+	}
+}
+
+// A rolling upgrade runs where a next release exists and says why not
+// elsewhere.
+func TestRollingUpgradeApplies(t *testing.T) {
+	s, err := ByName("rolling-upgrade")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		version string
+		mode    fixtures.Mode
+		runs    bool
+	}{
+		{"2.8.2", fixtures.ZooKeeper, true},
+		{"3.9.1", fixtures.KRaft, true},
+		{"3.9.1", fixtures.ZooKeeper, false},
+		{"4.4.0", fixtures.KRaft, false},
+	} {
+		why := s.NotApplicable(c.version, c.mode)
+		if (why == "") != c.runs {
+			t.Errorf("rolling-upgrade on %s %s: runs %v, want %v (%q)", c.version, c.mode, why == "", c.runs, why)
+		}
 	}
 }

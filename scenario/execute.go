@@ -65,7 +65,7 @@ func (s Scenario) Dir(cell Cell) string {
 func (s Scenario) Execute(ctx context.Context, cell Cell, progress io.Writer) (*Result, error) {
 	dir := s.Dir(cell)
 	if s.NotApplicable != nil {
-		if why := s.NotApplicable(cell.Version); why != "" {
+		if why := s.NotApplicable(cell.Version, fixtures.ModeFor(cell.Version, cell.Mode)); why != "" {
 			if err := artifacts.NotApplicable(dir, why); err != nil {
 				return nil, err
 			}

@@ -82,8 +82,9 @@ type Scenario struct {
 	// Strict makes a NON-STRICT verdict fail the run (kconform --strict,
 	// KCONFORM_STRICT=1); by default it passes and is shown as such.
 	Strict bool
-	// NotApplicable returns why the scenario cannot run on a version, or "".
-	NotApplicable func(version string) string
+	// NotApplicable returns why the scenario cannot run on a version in a
+	// mode (never empty: fixtures.ModeFor has filled it in), or "".
+	NotApplicable func(version string, mode fixtures.Mode) string
 	// Expect, when set, replaces "the verdict passes" with a check of its
 	// own: known-bad producers must fail in a given way.
 	Expect *Expectation

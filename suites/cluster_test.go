@@ -158,6 +158,44 @@ var _ = Describe("Cluster fixture", Label("cluster"), func() {
 				Expect(b.Reconnect(ctx)).To(Succeed())
 				serves(ctx)
 			}, NodeTimeout(3*time.Minute))
+
+			// Last: it leaves the cluster on another version.
+			It("keeps its data when its nodes are rolled onto the next Kafka version, or says why there is none", func(ctx SpecContext) {
+				plan, err := fixtures.PlanUpgrade(pair.version, pair.mode)
+				if pair.version == fixtures.Newest["4.x"] || pair.mode == fixtures.ZooKeeper && pair.version == fixtures.Newest["3.x"] {
+					Expect(err).To(HaveOccurred(), "no upgrade should exist from %s %s", pair.version, pair.mode)
+					return
+				}
+				Expect(err).NotTo(HaveOccurred())
+				fmt.Fprintf(GinkgoWriter, "upgrade: %s\n", plan)
+				nodes := cluster.Brokers()
+				if pair.mode == fixtures.KRaft {
+					nodes = append(nodes, cluster.MetadataNode())
+				}
+				for _, n := range nodes {
+					Expect(cluster.Upgrade(ctx, n, plan.To, plan.Pin)).To(Succeed())
+					Expect(cluster.WaitInSync(ctx)).To(Succeed())
+					serves(ctx)
+				}
+				for _, n := range nodes {
+					// The new process says which release it is.
+					Eventually(func() (string, error) { return n.Logs(ctx) }).WithContext(ctx).WithTimeout(30*time.Second).
+						Should(ContainSubstring("Kafka version: "+plan.To), "%s does not run %s", n, plan.To)
+					Expect(n.Version).To(Equal(plan.To))
+				}
+				if pair.mode == fixtures.ZooKeeper {
+					// Finalize: a second roll without the pinned protocol version.
+					for _, n := range nodes {
+						Expect(cluster.Upgrade(ctx, n, plan.To, nil)).To(Succeed())
+						Expect(cluster.WaitInSync(ctx)).To(Succeed())
+					}
+				} else {
+					from, to, err := cluster.FinalizeMetadataVersion(ctx)
+					Expect(err).NotTo(HaveOccurred())
+					Expect(to).To(BeNumerically(">", from), "metadata.version did not rise")
+				}
+				serves(ctx)
+			}, NodeTimeout(12*time.Minute))
 		})
 	}
 })

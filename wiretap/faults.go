@@ -141,6 +141,39 @@ func (t *Tap) CloseConnections(upstream string) {
 	t.recordFault(history.Fault{Action: "close-connections", Target: target, Detail: fmt.Sprintf("%d connections", len(victims))})
 }
 
+// CloseInFlight waits, at most within, until a produce request to the
+// broker at upstream is on its way (forwarded, not yet answered), then
+// closes every client connection to that broker as CloseConnections does:
+// the request may or may not have been written. It tells whether one was
+// in flight; when none came in time it closes the connections anyway.
+func (t *Tap) CloseInFlight(upstream string, within time.Duration) bool {
+	deadline := time.Now().Add(within)
+	found := false
+	for !found && time.Now().Before(deadline) {
+		// A connection's lock is taken without the tap's: the tap records
+		// under its own lock while holding a connection's.
+		t.mu.Lock()
+		var conns []*conn
+		for _, c := range t.conns {
+			if c.l.upstream == upstream {
+				conns = append(conns, c)
+			}
+		}
+		t.mu.Unlock()
+		for _, c := range conns {
+			if c.produceInFlight() {
+				found = true
+				break
+			}
+		}
+		if !found {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	t.CloseConnections(upstream)
+	return found
+}
+
 // Blackhole makes the tap accept the broker's connections and requests and
 // never answer or forward them, until Heal.
 func (t *Tap) Blackhole(upstream string) error {

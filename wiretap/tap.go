@@ -238,6 +238,18 @@ type pending struct {
 	done  bool
 }
 
+// produceInFlight tells whether a produce request on c awaits its answer.
+func (c *conn) produceInFlight() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.queue {
+		if p.produce != nil && !p.done {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *conn) close() {
 	c.closing.Do(func() {
 		c.client.Close()

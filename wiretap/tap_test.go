@@ -410,3 +410,33 @@ func sampleBatch(t *testing.T) []byte {
 	b.Length = int32(len(raw) - 12)
 	return b.AppendTo(nil)
 }
+
+// TestTapCloseInFlight closes a broker's connections only once a produce
+// request to it awaits its answer: the history must show the close with
+// that request unanswered, and the producer must recover.
+func TestTapCloseInFlight(t *testing.T) {
+	c, tap := tapped(t, 1)
+	tap.Delay(30 * time.Millisecond)
+	caught := make(chan bool, 1)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		found := false
+		for _, a := range c.ListenAddrs() {
+			if tap.CloseInFlight(a, 500*time.Millisecond) {
+				found = true
+				break
+			}
+		}
+		caught <- found
+	}()
+	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 600, Rate: 600, RequestTimeout: 3 * time.Second})
+	if !<-caught {
+		t.Fatal("CloseInFlight found no produce request in flight on any broker")
+	}
+	if r := verify.ClosedInFlight().Prove(h); !r.Shown {
+		t.Fatalf("the close did not leave a produce request unanswered: %s", r.Evidence)
+	}
+	if !v.OK(true) {
+		t.Fatalf("after a close in flight: %s", v.Paragraph)
+	}
+}

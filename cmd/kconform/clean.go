@@ -19,6 +19,6 @@ func runClean(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("kconform clean: removed %d containers and networks\n", n)
+	fmt.Printf("kconform clean: removed %d containers, networks and volumes\n", n)
 	return nil
 }

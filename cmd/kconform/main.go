@@ -69,7 +69,7 @@ func main() {
 	interrupted := ctx.Err() != nil // before stop, which cancels ctx too
 	stop()
 	if interrupted && !cmd.signalEnds {
-		fmt.Fprintln(os.Stderr, "kconform: interrupted: removing this run's containers and networks...")
+		fmt.Fprintln(os.Stderr, "kconform: interrupted: removing this run's containers, networks and volumes...")
 		cleanCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		if n, cerr := fixtures.CleanUpRun(cleanCtx); cerr != nil {
 			fmt.Fprintf(os.Stderr, "kconform: clean-up failed (%v): run 'make clean'\n", cerr)

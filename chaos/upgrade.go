@@ -1,0 +1,69 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kconform/kconform/fixtures"
+)
+
+// Upgrade rolls the cluster onto the next Kafka release operators upgrade
+// to (fixtures.PlanUpgrade), the way they do it: each broker in id order
+// is stopped gracefully and started on the new release with its data, and
+// the next one waits until every replica is in sync again (at most
+// inSync); in KRaft mode the controller follows the brokers. The upgrade
+// is then finalized: in ZooKeeper mode the brokers are rolled once more
+// without the pinned inter.broker.protocol.version, in KRaft mode
+// metadata.version is raised. Each stop is recorded as "upgrade" (or
+// "restart" in the second roll) and each start on the new release as a
+// repair, so effects can see the producer across every one.
+func Upgrade(inSync time.Duration) Step {
+	return func(ctx context.Context, e *Env) error {
+		c := e.Cluster
+		plan, err := fixtures.PlanUpgrade(c.Spec.Version, c.Spec.Mode)
+		if err != nil {
+			return fmt.Errorf("chaos upgrade: %w", err)
+		}
+		if e.Progress != nil {
+			fmt.Fprintf(e.Progress, "kconform: chaos: rolling upgrade %s\n", plan)
+		}
+		nodes := c.Brokers()
+		if plan.Mode == fixtures.KRaft {
+			nodes = append(nodes, c.MetadataNode())
+		}
+		pin := ""
+		for _, k := range slices.Sorted(maps.Keys(plan.Pin)) {
+			pin += fmt.Sprintf(", %s=%s", k, plan.Pin[k])
+		}
+		roll := func(action, detail string, config map[string]string) error {
+			for _, n := range nodes {
+				e.record(action, n.Name, detail, false)
+				if err := c.Upgrade(ctx, n, plan.To, config); err != nil {
+					return fmt.Errorf("chaos %s: %w", action, err)
+				}
+				e.record("start", n.Name, "on Kafka "+plan.To, true)
+				if err := WaitInSync(inSync)(ctx, e); err != nil {
+					return fmt.Errorf("chaos %s of %s: %w", action, n.Name, err)
+				}
+			}
+			return nil
+		}
+		if err := roll("upgrade", fmt.Sprintf("Kafka %s -> %s%s", plan.From, plan.To, pin), plan.Pin); err != nil {
+			return err
+		}
+		if plan.Mode == fixtures.ZooKeeper {
+			unpinned := strings.Join(slices.Sorted(maps.Keys(plan.Pin)), ", ") + " unpinned"
+			return roll("restart", unpinned, nil)
+		}
+		from, to, err := c.FinalizeMetadataVersion(ctx)
+		if err != nil {
+			return fmt.Errorf("chaos upgrade: %w", err)
+		}
+		e.record("finalize", "cluster", fmt.Sprintf("metadata.version %d -> %d", from, to), false)
+		return nil
+	}
+}
