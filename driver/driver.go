@@ -172,6 +172,14 @@ func (d *Driver) Prepare(ctx context.Context, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Two kconform processes on one machine (matrix shards) must not
+	// build or install the same driver at once: the second waits, then
+	// finds the first one's work done.
+	unlock, err := lockFile(ctx, filepath.Join(CacheDir(), "prepare-"+d.Name+".lock"), progress)
+	if err != nil {
+		return fmt.Errorf("driver %s: %w", d.Name, err)
+	}
+	defer unlock()
 	cmd, err := d.prepare(ctx, root, progress)
 	if err != nil {
 		return fmt.Errorf("driver %s: %w", d.Name, err)
