@@ -107,3 +107,36 @@ func TestImportMergeAndExpectations(t *testing.T) {
 		t.Errorf("replace: %v %q", err, out)
 	}
 }
+
+// TestImportKeepsErrorRunsApart: runs that stopped before run.json was
+// written, one per artifacts folder, are two runs of the cell, and
+// importing a folder again adds none.
+func TestImportKeepsErrorRunsApart(t *testing.T) {
+	root := t.TempDir()
+	for i, sub := range []string{"a", "b"} {
+		dir := filepath.Join(root, sub, "2.8.2-zk", "c", "seed")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(dir, artifacts.ErrorFile)
+		if err := os.WriteFile(f, []byte("driver did not stop\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		at := time.Date(2026, 12, 3, 7, i, 0, 0, time.UTC)
+		if err := os.Chtimes(f, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := ImportDirs(filepath.Join(root, "a"), []string{filepath.Join(root, "a", "2.8.2-zk", "c", "seed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ImportDirs(filepath.Join(root, "b"), []string{filepath.Join(root, "b", "2.8.2-zk", "c", "seed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := Merge(Merge(a, b), a)
+	if len(recs) != 1 || recs[0].Runs != 2 || recs[0].Grade != verify.Error {
+		t.Fatalf("want one ERROR cell with two runs, got %+v", recs)
+	}
+}

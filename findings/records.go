@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
@@ -198,6 +199,19 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 		}
 	} else if !has(artifacts.NotApplicableFile) && !has(artifacts.ErrorFile) {
 		return Record{}, Run{}, false, fmt.Errorf("%s: %w", dir, err)
+	} else {
+		// A run that stopped before run.json was written is named by its
+		// folder and the time its record was written, so that two such
+		// runs of one cell from different artifacts folders stay two runs
+		// and importing one folder again adds nothing.
+		f := artifacts.ErrorFile
+		if has(artifacts.NotApplicableFile) {
+			f = artifacts.NotApplicableFile
+		}
+		if st, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t := st.ModTime().UTC()
+			run.RunID, run.Date = run.RunID+"@"+t.Format(time.RFC3339), t.Format("2006-01-02")
+		}
 	}
 	switch {
 	case has(artifacts.NotApplicableFile):
