@@ -118,10 +118,7 @@ func ReadClientEvents(r io.Reader, runID string) (ClientRead, error) {
 		if l.Sent != nil {
 			e.Sent = *l.Sent
 		}
-		switch {
-		case l.Counter != nil:
-			e.Counter = *l.Counter
-		case l.Value != nil:
+		if l.Value != nil {
 			run, part, counter, ok := ParsePayload([]byte(*l.Value))
 			if ok && run != "" && runID != "" && run != runID {
 				read.Warnings = append(read.Warnings, fmt.Sprintf("line %d: record of run %s, not %s, skipped", line, run, runID))
@@ -129,7 +126,25 @@ func ReadClientEvents(r io.Reader, runID string) (ClientRead, error) {
 			}
 			if ok {
 				e.Counter, e.RunCounter = counter, part < 0
+				// kconform's value names the partition it was written
+				// for: an event that leaves the partition out still
+				// says where its record went, and one that names
+				// another contradicts itself.
+				switch {
+				case part >= 0 && l.Partition == nil:
+					e.Partition = part
+				case part >= 0 && *l.Partition != part:
+					read.Unreadable = append(read.Unreadable, fmt.Sprintf("line %d: event for partition %d, but its value names partition %d", line, *l.Partition, part))
+					continue
+				}
 			}
+		}
+		if l.Counter != nil {
+			if e.Counter >= 0 && e.Counter != *l.Counter && !e.RunCounter {
+				read.Unreadable = append(read.Unreadable, fmt.Sprintf("line %d: event with counter %d, but its value names record %d", line, *l.Counter, e.Counter))
+				continue
+			}
+			e.Counter, e.RunCounter = *l.Counter, false
 		}
 		if l.Exception != "" || l.Message != "" {
 			e.Error = l.Exception

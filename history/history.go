@@ -21,15 +21,71 @@ type History struct {
 	Unreadable []string `json:"unreadable,omitempty"`
 	// Client holds the producer's events, in the order it printed them.
 	Client []ClientEvent `json:"-"`
+	// Asked is what the driver was asked to do; nil for a history that
+	// did not record it (assembled by hand, or from before it was kept).
+	Asked *Asked `json:"asked,omitempty"`
 	// LogRead says the log was read back, so an empty Log means an empty
 	// topic rather than a check without read-back.
 	LogRead bool `json:"log_read"`
+	// ReadBack says which offsets of which partitions the read-back
+	// covered; empty for a history that did not record it, which is then
+	// taken to cover every partition from offset 0.
+	ReadBack []ReadRange `json:"read_back,omitempty"`
 	// Log holds every record batch of the topic, per partition in offset order.
 	Log []LogBatch `json:"-"`
 	// Wire holds what the tap saw, in the order it saw it.
 	Wire []WireEvent `json:"-"`
 	// Faults holds injected faults and repairs, in time order.
 	Faults []Fault `json:"-"`
+}
+
+// Asked is what a run asked of its driver: the contract a history is
+// held to (a driver told to write 12 partitions that writes one did not
+// run the scenario).
+type Asked struct {
+	// Partitions the driver was to write, round-robin, from 0.
+	Partitions int `json:"partitions"`
+	// Count of records to send; 0 sends until stopped.
+	Count int64 `json:"count,omitempty"`
+	// Rate in records per second; 0 is as fast as the client takes them.
+	Rate float64 `json:"rate,omitempty"`
+}
+
+// ReadRange is one partition's span of the log read back: offsets Start
+// (the log start when it was read) to End (the high watermark), End
+// excluded.
+type ReadRange struct {
+	Partition int32 `json:"partition"`
+	Start     int64 `json:"start"`
+	End       int64 `json:"end"`
+}
+
+// Covers tells whether the read-back of h covered offset of partition:
+// every offset when h did not record its ranges.
+func (h *History) Covers(partition int32, offset int64) bool {
+	if len(h.ReadBack) == 0 {
+		return true
+	}
+	for _, r := range h.ReadBack {
+		if r.Partition == partition {
+			return offset >= r.Start && offset < r.End
+		}
+	}
+	return false
+}
+
+// ReadPartition tells whether the read-back covered partition at all, and
+// from which offset (0 when h did not record its ranges).
+func (h *History) ReadPartition(partition int32) (start int64, ok bool) {
+	if len(h.ReadBack) == 0 {
+		return 0, true
+	}
+	for _, r := range h.ReadBack {
+		if r.Partition == partition {
+			return r.Start, true
+		}
+	}
+	return 0, false
 }
 
 // Client event names. The first five are those of Kafka's own

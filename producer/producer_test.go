@@ -59,7 +59,7 @@ func runAndVerify(t *testing.T, c *kfake.Cluster, cfg Config) (*history.History,
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	log, err := readback.ReadLog(ctx, cl, "t", cfg.RunID)
+	log, _, err := readback.ReadLog(ctx, cl, "t", cfg.RunID)
 	if err != nil {
 		t.Fatalf("read back: %v", err)
 	}
@@ -223,7 +223,7 @@ func TestBrokenProducerIsConvicted(t *testing.T) {
 	events := read.Events
 	cl, _ := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	defer cl.Close()
-	log, err := readback.ReadLog(ctx, cl, "t", "bad")
+	log, _, err := readback.ReadLog(ctx, cl, "t", "bad")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,19 +17,20 @@ import (
 // ReadLog fetches every record batch of topic raw, partition by partition
 // from each leader, from the log start to the high watermark, and returns
 // them with their producer id, epoch, base sequence, count and base offset,
-// and the counters of runID's records.
-func ReadLog(ctx context.Context, cl *kgo.Client, topic, runID string) ([]history.LogBatch, error) {
+// and the counters of runID's records, and the span of each partition it
+// read (so a verdict knows what the read-back could not see).
+func ReadLog(ctx context.Context, cl *kgo.Client, topic, runID string) ([]history.LogBatch, []history.ReadRange, error) {
 	adm := kadm.NewClient(cl)
 	starts, err := adm.ListStartOffsets(ctx, topic)
 	if err != nil {
-		return nil, fmt.Errorf("read back %s: list start offsets: %w", topic, err)
+		return nil, nil, fmt.Errorf("read back %s: list start offsets: %w", topic, err)
 	}
 	ends, err := adm.ListEndOffsets(ctx, topic)
 	if err != nil {
-		return nil, fmt.Errorf("read back %s: list end offsets: %w", topic, err)
+		return nil, nil, fmt.Errorf("read back %s: list end offsets: %w", topic, err)
 	}
 	if err := errors.Join(starts.Error(), ends.Error()); err != nil {
-		return nil, fmt.Errorf("read back %s: %w", topic, err)
+		return nil, nil, fmt.Errorf("read back %s: %w", topic, err)
 	}
 	var partitions []int32
 	ends.Each(func(o kadm.ListedOffset) { partitions = append(partitions, o.Partition) })
@@ -37,28 +38,30 @@ func ReadLog(ctx context.Context, cl *kgo.Client, topic, runID string) ([]histor
 
 	topics, err := adm.ListTopics(ctx, topic)
 	if err != nil {
-		return nil, fmt.Errorf("read back %s: metadata: %w", topic, err)
+		return nil, nil, fmt.Errorf("read back %s: metadata: %w", topic, err)
 	}
 	td := topics[topic]
 	decompressor := kgo.DefaultDecompressor()
 	var batches []history.LogBatch
+	var ranges []history.ReadRange
 	for _, p := range partitions {
 		start, _ := starts.Lookup(topic, p)
 		end, _ := ends.Lookup(topic, p)
+		ranges = append(ranges, history.ReadRange{Partition: p, Start: start.Offset, End: end.Offset})
 		leader := td.Partitions[p].Leader
 		for offset := start.Offset; offset < end.Offset; {
 			got, next, err := fetchBatches(ctx, cl, leader, td.ID, topic, p, offset, decompressor, runID)
 			if err != nil {
-				return nil, fmt.Errorf("read back %s partition %d at offset %d: %w", topic, p, offset, err)
+				return nil, nil, fmt.Errorf("read back %s partition %d at offset %d: %w", topic, p, offset, err)
 			}
 			if next <= offset {
-				return nil, fmt.Errorf("read back %s partition %d: no progress at offset %d", topic, p, offset)
+				return nil, nil, fmt.Errorf("read back %s partition %d: no progress at offset %d", topic, p, offset)
 			}
 			batches = append(batches, got...)
 			offset = next
 		}
 	}
-	return batches, nil
+	return batches, ranges, nil
 }
 
 // fetchBatches fetches from offset and returns the complete batches in the

@@ -244,7 +244,7 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 		return nil, run, nil, err
 	}
 	defer cl.Close()
-	log, err := readback.ReadLog(readCtx, cl, Topic, cfg.RunID)
+	log, ranges, err := readback.ReadLog(readCtx, cl, Topic, cfg.RunID)
 	if err != nil {
 		return nil, run, nil, err
 	}
@@ -258,7 +258,8 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 	faults := append(env.Faults(), tap.Faults()...)
 	slices.SortStableFunc(faults, func(a, b history.Fault) int { return a.Time.Compare(b.Time) })
 	h := &history.History{RunID: cfg.RunID, Topic: Topic, Scenario: s.Name, Unreadable: read.Unreadable, Client: read.Events,
-		LogRead: true, Log: log, Wire: tap.Wire(), Faults: faults}
+		Asked:   &history.Asked{Partitions: cfg.Partitions, Count: cfg.Count, Rate: cfg.Rate},
+		LogRead: true, Log: log, ReadBack: ranges, Wire: tap.Wire(), Faults: faults}
 	run = artifacts.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
 		ClientVersion: drv.Version(), Timing: s.Timing(drv.Family), ClientDefaults: s.ClientDefaults, Settings: used, Commit: artifacts.Commit()}
 	return h, run, read.Warnings, nil

@@ -126,7 +126,7 @@ var _ = Describe("Cluster fixture", Label("cluster"), func() {
 				cl, err := cluster.Client()
 				Expect(err).NotTo(HaveOccurred())
 				defer cl.Close()
-				log, err := readback.ReadLog(ctx, cl, tapTopic, cfg.RunID)
+				log, _, err := readback.ReadLog(ctx, cl, tapTopic, cfg.RunID)
 				Expect(err).NotTo(HaveOccurred())
 				wire := tap.Wire()
 				Expect(wireAgreesWithLog(wire, log)).To(Succeed())

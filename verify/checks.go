@@ -80,6 +80,7 @@ const (
 	EpochBump          CheckID = "epoch-bump"
 	ProducerIDChange   CheckID = "producer-id-change"
 	FailedButWritten   CheckID = "failed-but-written"
+	Idempotence        CheckID = "idempotence"
 )
 
 // Rule is one check's requirement: one sentence (MUST or SHOULD, as RFC

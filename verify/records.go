@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -16,9 +17,14 @@ const maxDenseCounter = 1 << 26
 type counterSet struct {
 	dense  []int64 // offset+1, 0 = not seen
 	sparse map[int64]int64
+	n      int
+	max    int64
 }
 
 func (s *counterSet) get(c int64) (int64, bool) {
+	if c < 0 {
+		return 0, false
+	}
 	if c < maxDenseCounter {
 		if c < int64(len(s.dense)) && s.dense[c] != 0 {
 			return s.dense[c] - 1, true
@@ -29,7 +35,17 @@ func (s *counterSet) get(c int64) (int64, bool) {
 	return o, ok
 }
 
+func (s *counterSet) has(c int64) bool { _, ok := s.get(c); return ok }
+
+// put records counter c at offset, keeping the first offset it was seen at.
 func (s *counterSet) put(c, offset int64) {
+	if c < 0 || s.has(c) {
+		return
+	}
+	if s.n == 0 || c > s.max {
+		s.max = c
+	}
+	s.n++
 	if c < maxDenseCounter {
 		for int64(len(s.dense)) <= c {
 			s.dense = append(s.dense, make([]int64, max(1024, len(s.dense)))...)
@@ -41,6 +57,30 @@ func (s *counterSet) put(c, offset int64) {
 		s.sparse = map[int64]int64{}
 	}
 	s.sparse[c] = offset
+}
+
+// recordSet holds records by partition and counter; partition -1 holds
+// records numbered across the whole run.
+type recordSet map[int32]*counterSet
+
+func (r recordSet) put(p int32, c int64) {
+	if c < 0 {
+		return
+	}
+	if r[p] == nil {
+		r[p] = &counterSet{}
+	}
+	r[p].put(c, 0)
+}
+
+func (r recordSet) has(p int32, c int64) bool { return r[p] != nil && r[p].has(c) }
+
+func (r recordSet) size() int {
+	n := 0
+	for _, s := range r {
+		n += s.n
+	}
+	return n
 }
 
 // partitionLog is one partition's records of this run, in offset order.
@@ -58,12 +98,35 @@ func (p *partitionLog) at(offset int64) (history.LogRecord, bool) {
 	return history.LogRecord{}, false
 }
 
+// accounting is what became of the records the client sent: each must be
+// acknowledged, reported failed, or in the log.
+type accounting struct {
+	// sent is how many records the client sent: its own count, or the
+	// records seen anywhere, whichever is more.
+	sent int64
+	// resolved counts records with an outcome (acknowledged or failed).
+	resolved int64
+	// lastAck is when the client last acknowledged a record.
+	lastAck time.Time
+}
+
 // checkRecords checks the records: acknowledged ones are in the log at
-// their offsets, none twice, in order, and none missing without an error.
+// their offsets, none twice, in order, and every record sent is
+// acknowledged, reported failed or in the log.
 func (c *checker) checkRecords() {
-	if !c.h.LogRead && len(c.h.Log) == 0 {
-		c.v.Warnings = append(c.v.Warnings, "the history has no log read-back: record invariants (lost, duplicate, order, gap) were not checked")
+	if !c.hasLog() {
+		if !c.opts.WireOnly {
+			c.v.Warnings = append(c.v.Warnings, "the history has no log read-back: record invariants (lost, duplicate, order, gap) were not checked")
+		}
 		return
+	}
+	runWide := c.runCounters()
+	// key names a record: its partition, or -1 for run-wide numbers.
+	key := func(p int32) int32 {
+		if runWide {
+			return -1
+		}
+		return p
 	}
 	logs := map[int32]*partitionLog{}
 	part := func(p int32) *partitionLog {
@@ -72,7 +135,8 @@ func (c *checker) checkRecords() {
 		}
 		return logs[p]
 	}
-	for _, b := range c.h.Log {
+	inLog := recordSet{}
+	for _, b := range c.runLog {
 		pl := part(b.Partition)
 		for _, r := range b.Records {
 			c.v.Stats.LogRecords++
@@ -80,121 +144,261 @@ func (c *checker) checkRecords() {
 			if r.Counter < 0 {
 				continue
 			}
-			if first, dup := pl.seen.get(r.Counter); dup {
-				x := blank(Duplicate, Failed, "log")
-				x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Sequence = b.Partition, r.Offset, r.Counter, b.ProducerID, b.Epoch, b.BaseSequence
-				x.Time = c.ackTime[[2]int64{int64(b.Partition), r.Offset}]
-				x.Summary = fmt.Sprintf("partition %d: record %d is in the log twice, at offsets %d and %d", b.Partition, r.Counter, first, r.Offset)
+			x := blank("", Failed, "log")
+			x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Sequence = b.Partition, r.Offset, r.Counter, b.ProducerID, b.Epoch, b.BaseSequence
+			x.Time = c.sentAt(b)
+			if first, dup := pl.seen.get(r.Counter); dup || inLog.has(key(b.Partition), r.Counter) {
+				x.Check = Duplicate
+				if dup {
+					x.Summary = fmt.Sprintf("partition %d: record %d is in the log twice, at offsets %d and %d", b.Partition, r.Counter, first, r.Offset)
+				} else {
+					x.Summary = fmt.Sprintf("record %d is in the log twice, the second time at partition %d offset %d", r.Counter, b.Partition, r.Offset)
+				}
 				c.add(x)
 				continue
 			}
 			if r.Counter < pl.max {
-				x := blank(Order, Failed, "log")
-				x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Sequence = b.Partition, r.Offset, r.Counter, b.ProducerID, b.Epoch, b.BaseSequence
-				x.Time = c.ackTime[[2]int64{int64(b.Partition), r.Offset}]
+				x.Check = Order
 				x.Summary = fmt.Sprintf("partition %d: record %d is at offset %d, after record %d", b.Partition, r.Counter, r.Offset, pl.max)
 				c.add(x)
 			}
 			pl.seen.put(r.Counter, r.Offset)
 			pl.max = max(pl.max, r.Counter)
+			inLog.put(key(b.Partition), r.Counter)
 		}
 	}
 
-	// Which counters the client reported on, per partition.
-	reported := map[int32]*counterSet{}
+	acked, failed := recordSet{}, recordSet{}
+	claimed := map[[2]int64]bool{} // (partition, offset) an acknowledgement named
+	var unmatchedAcks, unmatchedErrors, outside int
+	var firstUnmatched, firstOutside history.ClientEvent
+	acct := &c.acct
 	for _, e := range c.h.Client {
-		if e.Counter < 0 || (e.Name != history.SendSuccess && e.Name != history.SendError) {
+		if e.Name != history.SendSuccess && e.Name != history.SendError {
 			continue
 		}
-		if e.Partition < 0 {
-			// A run-wide number accounts for its record wherever it was
-			// meant to go; a per-partition one without a partition cannot.
-			if e.RunCounter {
-				if reported[-1] == nil {
-					reported[-1] = &counterSet{}
-				}
-				reported[-1].put(e.Counter, 0)
+		named := e.Counter >= 0 && (e.Partition >= 0 || e.RunCounter)
+		if e.Name == history.SendError {
+			if named {
+				failed.put(key(e.Partition), e.Counter)
+			} else {
+				unmatchedErrors++
 			}
 			continue
 		}
-		if reported[e.Partition] == nil {
-			reported[e.Partition] = &counterSet{}
-		}
-		reported[e.Partition].put(e.Counter, 0)
-		pl := part(e.Partition)
-		pl.max = max(pl.max, e.Counter)
-		if e.Name != history.SendSuccess {
-			continue
-		}
-		if e.Offset < 0 {
-			// Acknowledged without an offset (librdkafka reports -1001
-			// after it resolved a possibly persisted batch): the record
-			// must be somewhere in the partition's log.
-			if _, found := pl.seen.get(e.Counter); found {
+		acct.lastAck = e.Time
+		switch {
+		case e.Partition >= 0 && e.Offset >= 0:
+			if !c.h.Covers(e.Partition, e.Offset) {
+				outside++
+				if outside == 1 {
+					firstOutside = e
+				}
+				acked.put(key(e.Partition), e.Counter)
 				continue
 			}
-			x := blank(AckedLost, Failed, "log")
-			x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Time = e.Partition, e.Offset, e.Counter, e.ProducerID, e.Epoch, e.Time
-			x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged (without an offset) but is not in the log", e.Partition, e.Counter)
+			pl := part(e.Partition)
+			r, ok := pl.at(e.Offset)
+			off := [2]int64{int64(e.Partition), e.Offset}
+			if e.Counter < 0 {
+				// An acknowledgement that names an offset but no record:
+				// the offset must hold a record of this run that no other
+				// acknowledgement named.
+				x := c.lost(e)
+				switch {
+				case !ok:
+					x.Summary = fmt.Sprintf("partition %d: a record (the event names none) was acknowledged at offset %d, which is not in the log", e.Partition, e.Offset)
+				case r.Counter < 0:
+					x.Summary = fmt.Sprintf("partition %d: a record (the event names none) was acknowledged at offset %d, which holds another run's record", e.Partition, e.Offset)
+				case claimed[off]:
+					x.Summary = fmt.Sprintf("partition %d: a record (the event names none) was acknowledged at offset %d, which another acknowledgement already named", e.Partition, e.Offset)
+				default:
+					claimed[off] = true
+					acked.put(key(e.Partition), r.Counter)
+					continue
+				}
+				c.add(x)
+				continue
+			}
+			claimed[off] = true
+			acked.put(key(e.Partition), e.Counter)
+			if ok && r.Counter == e.Counter {
+				continue
+			}
+			x := c.lost(e)
+			if ok {
+				where := fmt.Sprintf("record %d", r.Counter)
+				if r.Counter < 0 {
+					where = "another run's record"
+				}
+				x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged at offset %d, but the log holds %s there", e.Partition, e.Counter, e.Offset, where)
+				if other, found := pl.seen.get(e.Counter); found {
+					x.Summary += fmt.Sprintf(" (record %d is at offset %d)", e.Counter, other)
+				}
+			} else {
+				x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged at offset %d, which is not in the log", e.Partition, e.Counter, e.Offset)
+			}
 			c.add(x)
-			continue
-		}
-		r, ok := pl.at(e.Offset)
-		if ok && (e.Counter < 0 || r.Counter == e.Counter) {
-			continue
-		}
-		x := blank(AckedLost, Failed, "log")
-		x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Time = e.Partition, e.Offset, e.Counter, e.ProducerID, e.Epoch, e.Time
-		if ok {
-			where := fmt.Sprintf("record %d", r.Counter)
-			if r.Counter < 0 {
-				where = "another run's record"
+		case named:
+			// Acknowledged without an offset (librdkafka reports -1001
+			// after it resolved a possibly persisted batch), or numbered
+			// across the run without a partition: the record must be
+			// somewhere in the log.
+			acked.put(key(e.Partition), e.Counter)
+			if inLog.has(key(e.Partition), e.Counter) {
+				continue
 			}
-			x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged at offset %d, but the log holds %s there", e.Partition, e.Counter, e.Offset, where)
-			if other, found := pl.seen.get(e.Counter); found {
-				x.Summary += fmt.Sprintf(" (record %d is at offset %d)", e.Counter, other)
+			if !c.readWhole(e.Partition) {
+				outside++
+				if outside == 1 {
+					firstOutside = e
+				}
+				continue
 			}
+			x := c.lost(e)
+			if e.Partition >= 0 {
+				x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged (without an offset) but is not in the log", e.Partition, e.Counter)
+			} else {
+				x.Summary = fmt.Sprintf("record %d was acknowledged (without a partition) but is in no partition's log", e.Counter)
+			}
+			c.add(x)
+		default:
+			unmatchedAcks++
+			if unmatchedAcks == 1 {
+				firstUnmatched = e
+			}
+		}
+	}
+	if unmatchedAcks > 0 {
+		// Acknowledgements that name no record still claim records: more
+		// of them than the log holds unclaimed records of this run means
+		// some acknowledged record is not in the log.
+		free, counted := 0, recordSet{}
+		for p, pl := range logs {
+			for _, r := range pl.records {
+				if r.Counter >= 0 && !acked.has(key(p), r.Counter) && !counted.has(key(p), r.Counter) {
+					counted.put(key(p), r.Counter)
+					free++
+				}
+			}
+		}
+		if unmatchedAcks > free {
+			x := c.lost(firstUnmatched)
+			x.Summary = fmt.Sprintf("%d acknowledgements name no record (no partition with a counter or value, no offset), but only %d records of this run in the log are not named by another: at least %d acknowledged records are not in the log",
+				unmatchedAcks, free, unmatchedAcks-free)
+			c.add(x)
 		} else {
-			x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged at offset %d, which is not in the log", e.Partition, e.Counter, e.Offset)
+			c.incomplete = append(c.incomplete, fmt.Sprintf("%d acknowledgements name no record (no partition with a counter or value, no offset; first at client line %d): they cannot be matched to the log", unmatchedAcks, firstUnmatched.Line))
 		}
-		c.add(x)
+	}
+	if outside > 0 {
+		c.incomplete = append(c.incomplete, fmt.Sprintf("%d acknowledged records lie where the read-back did not read (a partition not read, or below a log start that moved; first: partition %d offset %d): whether they were kept cannot be judged",
+			outside, firstOutside.Partition, firstOutside.Offset))
 	}
 
 	c.checkFailedButWritten(logs)
+	c.accountFor(inLog, acked, failed, unmatchedAcks+unmatchedErrors, key)
+}
 
-	// Counters up to the highest the client sent (in the log, in its
-	// events, on the wire) must each be in the log or reported.
-	if c.runCounters() {
-		c.checkRunGaps(logs, reported)
+// lost starts an acked-lost finding about acknowledgement e.
+func (c *checker) lost(e history.ClientEvent) Violation {
+	x := blank(AckedLost, Failed, "log")
+	x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Time = e.Partition, e.Offset, e.Counter, e.ProducerID, e.Epoch, e.Time
+	return x
+}
+
+// readWhole tells whether the read-back read partition (every partition
+// for -1) from its first offset.
+func (c *checker) readWhole(partition int32) bool {
+	if partition < 0 {
+		for _, r := range c.h.ReadBack {
+			if r.Start > 0 {
+				return false
+			}
+		}
+		return true
+	}
+	start, ok := c.h.ReadPartition(partition)
+	return ok && start == 0
+}
+
+// accountFor checks that every record the client sent is acknowledged,
+// reported failed, or in the log: first record by record (a counter below
+// the highest one seen that nothing accounts for), then by count against
+// the client's own count of records sent. unnamed counts outcome events
+// that name no record, which may account for any.
+func (c *checker) accountFor(inLog, acked, failed recordSet, unnamed int, key func(int32) int32) {
+	seen := recordSet{}
+	for _, set := range []recordSet{inLog, acked, failed} {
+		for p, s := range set {
+			for n := int64(0); n <= s.max; n++ {
+				if s.has(n) {
+					seen.put(p, n)
+				}
+			}
+		}
+	}
+	accounted := seen.size()
+	for p, s := range c.wireRecords {
+		for n := int64(0); n <= s.max; n++ {
+			if s.has(n) {
+				seen.put(key(p), n)
+			}
+		}
+	}
+	resolved := recordSet{}
+	for _, set := range []recordSet{acked, failed} {
+		for p, s := range set {
+			for n := int64(0); n <= s.max; n++ {
+				if s.has(n) {
+					resolved.put(p, n)
+				}
+			}
+		}
+	}
+	c.acct.sent = max(c.v.Stats.Sent, int64(seen.size()))
+	c.acct.resolved = int64(resolved.size() + unnamed)
+
+	holes := 0
+	if unnamed == 0 {
+		parts := slices.Sorted(func(yield func(int32) bool) {
+			for p := range seen {
+				if !yield(p) {
+					return
+				}
+			}
+		})
+		for _, p := range parts {
+			if !c.readWhole(p) {
+				continue // records below the log start cannot be told from lost ones
+			}
+			for n := int64(0); n <= seen[p].max; n++ {
+				if inLog.has(p, n) || acked.has(p, n) || failed.has(p, n) {
+					continue
+				}
+				holes++
+				x := blank(SilentGap, Failed, "client")
+				x.Partition, x.Counter = p, n
+				if p < 0 {
+					x.Summary = fmt.Sprintf("record %d is neither in any partition's log nor reported as failed", n)
+				} else {
+					x.Summary = fmt.Sprintf("partition %d: record %d is neither in the log nor reported as failed", p, n)
+				}
+				c.add(x)
+			}
+		}
+	}
+	missing := c.acct.sent - int64(accounted) - int64(unnamed) - int64(holes)
+	if missing <= 0 {
 		return
 	}
-	for p, top := range c.wireTop {
-		pl := part(p)
-		pl.max = max(pl.max, top)
+	if !c.readWhole(-1) || len(c.h.ReadBack) > 0 && c.h.Asked != nil && len(c.h.ReadBack) < c.h.Asked.Partitions {
+		c.incomplete = append(c.incomplete, fmt.Sprintf("%d of the %d records sent are neither reported nor in the part of the log read back: whether they were lost cannot be judged", missing, c.acct.sent))
+		return
 	}
-	parts := make([]int32, 0, len(logs))
-	for p := range logs {
-		parts = append(parts, p)
-	}
-	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
-	for _, p := range parts {
-		pl, rep := logs[p], reported[p]
-		if rep == nil {
-			continue // no client events with counters: nothing to hold the log against
-		}
-		for counter := int64(0); counter <= pl.max; counter++ {
-			if _, ok := pl.seen.get(counter); ok {
-				continue
-			}
-			if _, ok := rep.get(counter); ok {
-				continue
-			}
-			x := blank(SilentGap, Failed, "client")
-			x.Partition, x.Counter = p, counter
-			x.Summary = fmt.Sprintf("partition %d: record %d is neither in the log nor reported as failed", p, counter)
-			c.add(x)
-		}
-	}
+	x := blank(SilentGap, Failed, "client")
+	x.Summary = fmt.Sprintf("%d of the %d records the client sent are neither in the log nor reported (acknowledged or failed)", missing, c.acct.sent)
+	c.add(x)
 }
 
 // runCounters tells whether the client numbered its records across the
@@ -208,105 +412,155 @@ func (c *checker) runCounters() bool {
 	return false
 }
 
-// checkRunGaps is the silent-gap check for run-wide counters: each number
-// up to the highest must be in some partition's log or reported on.
-func (c *checker) checkRunGaps(logs map[int32]*partitionLog, reported map[int32]*counterSet) {
-	if len(reported) == 0 {
-		return
-	}
-	top := c.v.Stats.Sent - 1 // tool_data: records 0 to sent-1
-	for _, pl := range logs {
-		top = max(top, pl.max)
-	}
-	for _, t := range c.wireTop {
-		top = max(top, t)
-	}
-	accounted := func(counter int64) bool {
-		for _, pl := range logs {
-			if _, ok := pl.seen.get(counter); ok {
-				return true
-			}
-		}
-		for _, rep := range reported {
-			if _, ok := rep.get(counter); ok {
-				return true
-			}
-		}
-		return false
-	}
-	for counter := int64(0); counter <= top; counter++ {
-		if accounted(counter) {
-			continue
-		}
-		x := blank(SilentGap, Failed, "client")
-		x.Partition, x.Counter = -1, counter
-		x.Summary = fmt.Sprintf("record %d is neither in any partition's log nor reported as failed", counter)
-		c.add(x)
-	}
-}
-
-// checkLiveness checks that the producer did not die and acknowledged
-// records again soon after the last fault step.
+// checkLiveness checks that the producer did not die, acknowledged
+// records again soon after the last fault step, recovered from each
+// deviation the broker turned away, kept acknowledging until it stopped,
+// and left no record it sent without an outcome.
 func (c *checker) checkLiveness() {
-	x := blank(Liveness, Failed, "client")
+	if len(c.h.Client) == 0 {
+		return // nothing to judge it by (INCONCLUSIVE unless the tap's own)
+	}
 	for _, e := range c.h.Client {
 		if e.Name == history.ProducerFatal {
-			x.Time = e.Time
+			x := blank(Liveness, Failed, "client")
+			x.Time, x.fatal = e.Time, true
 			x.Summary = fmt.Sprintf("the producer reported a fatal error: %s", e.Error)
 			c.add(x)
 			return
 		}
 	}
+	c.checkRecovery()
+	unresolved := c.acct.sent - c.acct.resolved
+	if !c.hasLog() {
+		unresolved = 0 // without a read-back the records sent are not known
+		for _, e := range c.h.Client {
+			if e.Name == history.ToolData && e.Sent > 0 {
+				unresolved = e.Sent - int64(c.v.Stats.Acked+c.v.Stats.SendErrors)
+			}
+		}
+	}
 	end := c.h.LastFaultEnd()
-	if end.IsZero() {
+	var firstAfter, lastAck, lastError time.Time
+	errorsAfterAck, finishedEarly, toldAfter, toolData := 0, false, false, false
+	for _, e := range c.h.Client {
+		toldAfter = toldAfter || !end.IsZero() && !e.Time.Before(end)
+		switch e.Name {
+		case history.ToolData:
+			toolData = true
+		case history.ShutdownComplete:
+			finishedEarly = finishedEarly || !end.IsZero() && e.Time.Before(end)
+		case history.SendSuccess:
+			if !e.Time.Before(end) && firstAfter.IsZero() {
+				firstAfter = e.Time
+			}
+			lastAck, errorsAfterAck = e.Time, 0
+		case history.SendError:
+			errorsAfterAck++
+			lastError = e.Time
+		}
+	}
+	x := blank(Liveness, Failed, "client")
+	if !end.IsZero() && !finishedEarly {
+		switch {
+		case !firstAfter.IsZero() && firstAfter.Sub(end) > c.opts.LivenessBound:
+			x.Time = firstAfter
+			x.Summary = fmt.Sprintf("the first record after the last fault step was acknowledged %.1f s later, more than %s", firstAfter.Sub(end).Seconds(), c.opts.LivenessBound)
+			c.add(x)
+			return
+		case firstAfter.IsZero() && (errorsAfterAck > 0 && lastError.After(end) || unresolved > 0 || !toldAfter && !toolData):
+			// Errors only, records left without an outcome, or silence
+			// from a producer that never said it had finished its work.
+			x.Time = end
+			if errorsAfterAck > 0 && lastError.After(end) {
+				x.Summary = "no record was acknowledged after the last fault step, only errors"
+			} else {
+				x.Summary = "the producer reported nothing after the last fault step"
+			}
+			if unresolved > 0 {
+				x.Summary += fmt.Sprintf(" (%d of %d records sent have no outcome)", unresolved, c.acct.sent)
+			}
+			c.add(x)
+			return
+		}
+	}
+	// After its last acknowledgement the client must not have gone on
+	// failing records for longer than the bound (given up in all but
+	// name), nor left records without an outcome (stalled).
+	from := lastAck
+	if end.After(from) {
+		from = end
+	}
+	if !lastAck.IsZero() && errorsAfterAck > 0 && lastError.Sub(from) > c.opts.LivenessBound {
+		x.Time = lastAck
+		x.Summary = fmt.Sprintf("after its last acknowledgement the producer failed every record it was given (%d) for %.1f s, more than %s", errorsAfterAck, lastError.Sub(from).Seconds(), c.opts.LivenessBound)
+		c.add(x)
 		return
 	}
-	var after, finishedEarly bool
-	sent, outcomes := int64(-1), int64(0)
-	for _, e := range c.h.Client {
-		switch e.Name {
-		case history.ShutdownComplete:
-			finishedEarly = finishedEarly || e.Time.Before(end)
-		case history.ToolData:
-			sent = e.Sent
-		case history.SendSuccess, history.SendError:
-			outcomes++
+	if unresolved > 0 && (!finishedEarly || end.IsZero()) {
+		x.Time = lastAck
+		x.Summary = fmt.Sprintf("%d of the %d records the client sent have no outcome: it neither acknowledged nor failed them", unresolved, c.acct.sent)
+		if !lastAck.IsZero() {
+			x.Summary += " after its last acknowledgement"
 		}
+		c.add(x)
 	}
-	// A producer that had finished its work needs no acknowledgement
-	// after the faults: it stopped before they ended, or every record it
-	// sent has an outcome. One that stopped with records still under way
-	// (no answer, no error) has not.
-	finished := finishedEarly || sent >= 0 && outcomes >= sent
-	for _, e := range c.h.Client {
-		if e.Time.Before(end) {
+}
+
+// checkRecovery checks that the client recovered from each deviation the
+// broker turned away (a NON-STRICT finding): a later record of the same
+// partition was acknowledged. One that then failed every record of the
+// partition did not recover, so the deviation's grade does not hold.
+func (c *checker) checkRecovery() {
+	n := len(c.v.Violations)
+	for i := 0; i < n; i++ {
+		d := c.v.Violations[i]
+		if d.Grade != NonStrict || d.Partition < 0 {
 			continue
 		}
-		switch e.Name {
-		case history.SendSuccess:
-			if wait := e.Time.Sub(end); wait > c.opts.LivenessBound {
-				x.Time = e.Time
-				x.Summary = fmt.Sprintf("the first record after the last fault step was acknowledged %.1f s later, more than %s", wait.Seconds(), c.opts.LivenessBound)
-				c.add(x)
+		recovered, failedAfter := false, 0
+		for _, e := range c.h.Client {
+			if e.Partition != d.Partition || !e.Time.After(d.Time) {
+				continue
 			}
-			return
-		case history.SendError:
-			after = true
+			switch e.Name {
+			case history.SendSuccess:
+				recovered = true
+			case history.SendError:
+				failedAfter++
+			}
+		}
+		if len(c.h.Client) == 0 {
+			recovered = c.wireAckedAfter(d)
+		}
+		if recovered || failedAfter == 0 && c.acct.sent <= c.acct.resolved {
+			continue
+		}
+		x := blank(Liveness, Failed, "client")
+		x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Time = d.Partition, d.ProducerID, d.Epoch, d.Sequence, d.Time
+		x.Summary = fmt.Sprintf("partition %d: after the broker turned away its %s deviation (base sequence %d), the client never had a record of the partition acknowledged again", d.Partition, d.Check, d.Sequence)
+		if failedAfter > 0 {
+			x.Summary += fmt.Sprintf(" (%d records failed after it)", failedAfter)
+		}
+		c.add(x)
+	}
+}
+
+// wireAckedAfter tells whether the broker accepted a batch of the
+// finding's partition and producer after it.
+func (c *checker) wireAckedAfter(d Violation) bool {
+	for _, x := range c.h.Exchanges() {
+		if x.Response == nil || !x.Response.Time.After(d.Time) {
+			continue
+		}
+		for _, b := range x.Request.Batches {
+			if b.Partition == d.Partition && b.ProducerID == d.ProducerID && c.inScope(b) {
+				if r, ok := x.Answer(b.Topic, b.Partition); ok && r.ErrorCode == 0 {
+					return true
+				}
+			}
 		}
 	}
-	if !after && finished {
-		return // the producer had finished its work
-	}
-	x.Time = end
-	if after {
-		x.Summary = "no record was acknowledged after the last fault step, only errors"
-	} else {
-		x.Summary = "the producer reported nothing after the last fault step"
-		if sent > outcomes {
-			x.Summary += fmt.Sprintf(" (%d of %d records sent have no outcome)", sent-outcomes, sent)
-		}
-	}
-	c.add(x)
+	return false
 }
 
 // checkFailedButWritten notes records the client reported failed that are
@@ -350,5 +604,55 @@ func (c *checker) checkFailedButWritten(logs map[int32]*partitionLog) {
 		x.Partition, x.Counter, x.Offset, x.Time = p, n.first, n.firstOffset, n.time
 		x.Summary = fmt.Sprintf("partition %d: %d records reported failed are in the log (first: record %d at offset %d)", p, n.n, n.first, n.firstOffset)
 		c.add(x)
+	}
+}
+
+// checkContract holds the run to what its driver was asked: the
+// partitions to write and the records to send. A driver that did
+// something else did not run the scenario, whatever its log looks like.
+func (c *checker) checkContract() {
+	a := c.h.Asked
+	if a == nil || c.opts.WireOnly {
+		return
+	}
+	written := map[int32]bool{}
+	for _, e := range c.h.Client {
+		if (e.Name == history.SendSuccess || e.Name == history.SendError) && e.Partition >= 0 {
+			written[e.Partition] = true
+		}
+	}
+	for _, b := range c.runLog {
+		for _, r := range b.Records {
+			if r.Counter >= 0 {
+				written[b.Partition] = true
+				break
+			}
+		}
+	}
+	for p := range c.wireRecords {
+		written[p] = true
+	}
+	if a.Partitions > 0 {
+		var beyond, never []int32
+		for p := range written {
+			if p >= int32(a.Partitions) {
+				beyond = append(beyond, p)
+			}
+		}
+		for p := range int32(a.Partitions) {
+			if !written[p] {
+				never = append(never, p)
+			}
+		}
+		slices.Sort(beyond)
+		switch {
+		case len(beyond) > 0:
+			c.incomplete = append(c.incomplete, fmt.Sprintf("the driver was asked to write partitions 0-%d but wrote partitions %v: it did not follow the run's contract", a.Partitions-1, beyond))
+		case len(never) > 0 && max(c.acct.sent, c.v.Stats.Sent) >= int64(a.Partitions):
+			c.incomplete = append(c.incomplete, fmt.Sprintf("the driver was asked to write %d partitions round-robin but sent nothing to %d of them (%v): it did not follow the run's contract", a.Partitions, len(never), never))
+		}
+	}
+	if sent := max(c.acct.sent, c.v.Stats.Sent); a.Count > 0 && sent > a.Count {
+		c.incomplete = append(c.incomplete, fmt.Sprintf("the driver was asked to send %d records but sent %d: it did not follow the run's contract", a.Count, sent))
 	}
 }

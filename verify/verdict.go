@@ -43,6 +43,8 @@ type Violation struct {
 	InLog *bool `json:"in_log,omitempty"`
 	// Summary is one line that says what happened.
 	Summary string `json:"summary"`
+	// fatal marks the liveness finding of a fatal error the client printed.
+	fatal bool
 }
 
 // Verdict is the result of checking a history.

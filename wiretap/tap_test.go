@@ -55,7 +55,7 @@ func produceThrough(t *testing.T, c *kfake.Cluster, tap *Tap, cfg producer.Confi
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	log, err := readback.ReadLog(ctx, cl, "t", "tap")
+	log, _, err := readback.ReadLog(ctx, cl, "t", "tap")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func runVerify(ctx context.Context, args []string) error {
 			defer cl.Close()
 			ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 			defer cancel()
-			if h.Log, err = readback.ReadLog(ctx, cl, *topic, *runID); err != nil {
+			if h.Log, h.ReadBack, err = readback.ReadLog(ctx, cl, *topic, *runID); err != nil {
 				return err
 			}
 			h.LogRead = true
