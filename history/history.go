@@ -15,6 +15,10 @@ type History struct {
 	// saved history is judged against what that scenario's fault must
 	// have done; empty for a history assembled by hand.
 	Scenario string `json:"scenario,omitempty"`
+	// Tap says the history is the wire tap's own (kconform tap in front of
+	// any client): the wire alone, with no client events or read-back to
+	// expect, judged on every topic when Topic is empty.
+	Tap bool `json:"tap,omitempty"`
 	// Unreadable lists what could not be read of the sources (a client
 	// event line that is not a valid event, a broken history line): a
 	// history with any is not fit to judge.

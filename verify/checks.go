@@ -96,46 +96,57 @@ type Rule struct {
 	References []string `json:"references"`
 }
 
-// Broker rules and specifications the checks cite.
+// Broker rules and specifications the checks cite. The broker's lines
+// were read at the tags of the matrix's lines: 2.8.2 (Scala), 3.9.1 and
+// 4.1.0 (Java; 4.4.0 keeps the same rules for producers that are not
+// transactional).
 const (
 	kip98  = "KIP-98: Exactly Once Delivery and Transactional Messaging (idempotent producer: producer id, epoch, per-partition sequence)"
 	kip360 = "KIP-360: Improve reliability of idempotent/transactional producer (epoch bump on recoverable errors; a new epoch starts at sequence 0)"
 	kip854 = "KIP-854: Separate configuration for producer ID expiry (producer.id.expiration.ms)"
-	// The broker's rule, in ProducerStateManager / ProducerAppendInfo.checkSequence.
-	brokerSeq   = "Kafka broker, ProducerAppendInfo.checkSequence: within an epoch a batch is appended only at lastSeq+1; otherwise OUT_OF_ORDER_SEQUENCE_NUMBER (or DUPLICATE_SEQUENCE_NUMBER for one of the last 5 batches)"
-	brokerEpoch = "Kafka broker, ProducerAppendInfo.checkSequence: a batch of a higher epoch must start at sequence 0"
-	kafka5494   = "KAFKA-5494: idempotent producer with up to 5 requests in flight per connection keeps order"
-	kafka12152  = "KAFKA-12152: idempotent producer does not reset sequences of partitions without in-flight batches after an epoch bump"
-	rdkafka3584 = "librdkafka #3584: producer resets sequence to 0 under the same producer id after a full-cluster restart; OUT_OF_ORDER_SEQUENCE_NUMBER, fatal"
-	rdkafka4953 = "librdkafka #4953: an epoch bump for one partition resends another partition's possibly persisted batch under the new epoch"
+	// The broker's rules, in ProducerAppendInfo.checkSequence and the
+	// duplicate check before it.
+	brokerSeq    = "Kafka broker, ProducerAppendInfo.checkSequence (2.8.2 core/.../log/ProducerStateManager.scala l.218-247; 3.9.1 and 4.1.0 storage/.../log/ProducerAppendInfo.java l.112-154): within an epoch a batch is appended only at lastSeq+1 (Int.MaxValue is followed by 0), else OUT_OF_ORDER_SEQUENCE_NUMBER; a producer id the broker holds no state for may start at any sequence"
+	brokerDup    = "Kafka broker, ProducerStateEntry.findDuplicateBatch (2.8.2 l.140-152; 3.9.1/4.1.0 l.134-141), called by Log/UnifiedLog.analyzeAndValidateProducerState before the sequence check: a batch with the epoch, first and last sequence of one of the producer's last 5 batches is answered with success and that batch's offset, its records never compared; no broker from 2.8 to 4.x answers DUPLICATE_SEQUENCE_NUMBER"
+	brokerEpoch  = "Kafka broker, ProducerAppendInfo.checkSequence (2.8.2 l.219-225; 3.9.1 l.118-125; 4.1.0 l.125-132): while the broker holds the producer's state, a batch of a higher epoch must start at sequence 0"
+	brokerReject = "Kafka broker: LogValidator (CORRUPT_MESSAGE, INVALID_RECORD, INVALID_TIMESTAMP, MESSAGE_TOO_LARGE), Partition.appendRecordsToLeader's min-ISR check (NOT_ENOUGH_REPLICAS) and checkSequence answer before the batch is appended; NOT_LEADER_OR_FOLLOWER, REQUEST_TIMED_OUT and NOT_ENOUGH_REPLICAS_AFTER_APPEND can come after it (DelayedProduce)"
+	javaSplit    = "Java client, ProducerBatch.split (2.8.2 l.287-291; 3.9.1/4.1.0 l.369-373) and Sender.completeBatch: a batch answered MESSAGE_TOO_LARGE is split and sent again from its base sequence"
+	kafka5494    = "KAFKA-5494: idempotent producer with up to 5 requests in flight per connection keeps order"
+	kafka12152   = "KAFKA-12152: idempotent producer does not reset sequences of partitions without in-flight batches after an epoch bump"
+	rdkafka3584  = "librdkafka #3584: producer resets sequence to 0 under the same producer id after a full-cluster restart; OUT_OF_ORDER_SEQUENCE_NUMBER, fatal"
+	rdkafka4953  = "librdkafka #4953: an epoch bump for one partition resends another partition's possibly persisted batch under the new epoch"
 )
 
 // Rules lists every check's rule, in the order a verdict lists them.
 var Rules = []Rule{
-	{LegalReset, "A client MUST NOT send a sequence again under the same producer id and epoch for other records: a sequence restarts only with a new producer id or a higher epoch.",
-		"FAILED whatever the broker answered: a broker without the producer's state (expired, truncated, or a new leader that never had it) would write the records.",
-		[]string{kip98, kip360, brokerSeq, rdkafka3584}},
-	{RetryMismatch, "A retry MUST carry the same producer id, epoch, base sequence and records as the first send of that batch.",
+	{Idempotence, "A producer under test MUST produce idempotently: every batch carries a producer id and epoch.",
+		"FAILED: a batch without a producer id has no sequence, so nothing keeps a retry from writing it twice.",
+		[]string{kip98}},
+	{LegalReset, "A client MUST NOT send a sequence again under the same producer id and epoch for other records once a send of it may have been written: a sequence restarts only with a new producer id or a higher epoch, or where every earlier send of it was turned away before the broker appended it.",
+		"FAILED whatever the broker answered: a broker holding the producer's state answers a send with an earlier batch's sequences as a duplicate (success, the earlier offset, the records dropped), and one without it (expired, truncated, a new leader that never had it) writes them. No finding where every earlier send of those sequences got an answer the broker gives before appending (MESSAGE_TOO_LARGE, INVALID_RECORD, CORRUPT_MESSAGE, OUT_OF_ORDER_SEQUENCE_NUMBER, ...) and the log does not hold it.",
+		[]string{kip98, kip360, brokerSeq, brokerDup, brokerReject, rdkafka3584}},
+	{RetryMismatch, "A retry MUST carry the same producer id, epoch, base sequence and records as the first send of that batch, unless every earlier send of it was turned away before the broker appended it (the Java client splits a batch too large from its base sequence).",
 		"FAILED: a retry with other records is deduplicated against the first send, so records are lost or written twice.",
-		[]string{kip98, brokerSeq}},
-	{SequenceContinuity, "Within one producer id and epoch, each new batch MUST start at the sequence after the previous batch's last; a client MUST NOT skip sequences.",
-		"NON-STRICT when the broker rejected the batch and never wrote it; FAILED when the batch is in the log.",
+		[]string{kip98, brokerSeq, brokerDup, brokerReject, javaSplit}},
+	{SequenceContinuity, "Within one producer id and epoch, each new batch MUST start at the sequence after the previous batch's last (2147483647 is followed by 0); a client MUST NOT skip sequences or send a negative one.",
+		"NON-STRICT when the broker rejected the batch and never wrote it and the client recovered; FAILED when the batch is in the log.",
 		[]string{kip98, brokerSeq}},
 	{SendOrder, "A client MUST send a partition's batches in sequence order: a batch MUST NOT go out before an earlier batch of the same producer id and epoch that is still to be sent (on one connection, in write order; across connections, when the tap can tell the order).",
-		"NON-STRICT when the broker rejected the early batch and never wrote it; FAILED when it is in the log. An order across connections the tap cannot know is never a violation.",
+		"NON-STRICT when the broker rejected the early batch and never wrote it and the client recovered; FAILED when it is in the log. An order across connections the tap cannot know is never a violation.",
 		[]string{kip98, kafka5494, brokerSeq}},
-	{EpochStart, "A new producer id or a new epoch MUST start each partition at sequence 0.",
-		"NON-STRICT when the broker rejected the batch and never wrote it; FAILED when it is in the log.",
+	{EpochStart, "A new epoch MUST start each partition at sequence 0. (A new producer id's first batch is taken at any sequence: a broker holding no state for it accepts any.)",
+		"NON-STRICT when the broker rejected the batch and never wrote it and the client recovered; FAILED when it is in the log.",
 		[]string{kip360, brokerEpoch, kafka12152}},
-	{AckedLost, "Every acknowledged record MUST be in the log at its acknowledged offset (acks=all).",
-		"FAILED.", []string{kip98}},
+	{AckedLost, "Every acknowledged record MUST be in the log at its acknowledged offset (acks=all); an acknowledgement that names an offset but no record MUST match a record of this run at that offset that no other acknowledgement names.",
+		"FAILED. Acknowledgements that name no record at all are FAILED when they outnumber this run's records in the log that no other acknowledgement names, else INCONCLUSIVE; one where the read-back did not read is INCONCLUSIVE.",
+		[]string{kip98}},
 	{Duplicate, "Every record MUST be in the log at most once.",
-		"FAILED.", []string{kip98, rdkafka4953}},
+		"FAILED.", []string{kip98, brokerDup, rdkafka4953}},
 	{Order, "A partition's records MUST be in the log in the order the client produced them.",
 		"FAILED.", []string{kip98, kafka5494}},
-	{SilentGap, "Every record the client sent MUST end in the log or be reported to the application as failed.",
+	{SilentGap, "Every record the client sent MUST end in the log or be reported to the application as failed: a record below later ones of its partition (on the wire, in the log or in the client's events) with neither was lost silently.",
 		"FAILED.", []string{kip98}},
-	{Liveness, "Once faults end, the producer MUST acknowledge records again within the liveness bound, and MUST NOT end fatal: recoverable errors bump the epoch instead.",
+	{Liveness, "The producer MUST NOT end fatal (recoverable errors bump the epoch instead); once faults end it MUST acknowledge records again within the liveness bound; it MUST NOT give up in all but name (fail every record for longer than the bound after its last acknowledgement) or leave records it was given without an outcome; after a deviation the broker turned away it MUST have records of that partition acknowledged again.",
 		"FAILED.", []string{kip360, kip854, rdkafka3584}},
 	{EpochBump, "A client SHOULD keep its producer epoch across faults it can recover from in place; a bump is allowed (KIP-360) and worth knowing.",
 		"INFORMATIONAL.", []string{kip360}},
@@ -169,9 +180,9 @@ func RulesMarkdown() string {
 		g    Grade
 		what string
 	}{
-		{Failed, "the promise was broken: a record acknowledged and lost, duplicated or reordered, a silent gap, a deviant batch the broker wrote, a sequence reused for other records, a retry with other records, a fatal or stalled producer"},
-		{Inconclusive, "the history cannot carry a verdict: no records, unreadable events or batches, a batch of an unknown topic, or a fault that did not take effect (a FAILED finding still wins over the last)"},
-		{NonStrict, "a sequence rule broken on the wire only: the broker rejected the batch and never wrote it, and the client recovered with a clean log"},
+		{Failed, "the promise was broken: a producer that is not idempotent, a record acknowledged and lost, duplicated or reordered, a silent gap, a deviant batch the broker wrote, a sequence reused for other records after a send of it may have been written, a fatal, stalled or given-up producer, one that did not recover from a deviation"},
+		{Inconclusive, "the history cannot carry a full verdict: lines or batches that could not be read (then only findings from the log and from what the client printed stand), a part missing (no client events, no read-back, no wire record), acknowledgements that cannot be matched or lie where the read-back did not read, a driver that did not do what it was asked, a fault that did not take effect, or no record acknowledged and nothing else to judge; a FAILED finding wins over all but unreadable input"},
+		{NonStrict, "a sequence rule broken on the wire only: the broker rejected the batch and never wrote it, and the client recovered (a later record of the partition was acknowledged)"},
 		{Informational, "allowed, worth knowing: an epoch bump, a new producer id, a record reported failed that was written"},
 		{Pass, "every check held"},
 		{NotApplicable, "the scenario does not apply to the broker version"},

@@ -108,6 +108,9 @@ type accounting struct {
 	resolved int64
 	// lastAck is when the client last acknowledged a record.
 	lastAck time.Time
+	// holes counts records neither in the log nor reported below a later
+	// record (silent gaps); lostUnresolved those past every record seen.
+	holes, lostUnresolved int64
 }
 
 // checkRecords checks the records: acknowledged ones are in the log at
@@ -388,17 +391,8 @@ func (c *checker) accountFor(inLog, acked, failed recordSet, unnamed int, key fu
 			}
 		}
 	}
-	missing := c.acct.sent - int64(accounted) - int64(unnamed) - int64(holes)
-	if missing <= 0 {
-		return
-	}
-	if !c.readWhole(-1) || len(c.h.ReadBack) > 0 && c.h.Asked != nil && len(c.h.ReadBack) < c.h.Asked.Partitions {
-		c.incomplete = append(c.incomplete, fmt.Sprintf("%d of the %d records sent are neither reported nor in the part of the log read back: whether they were lost cannot be judged", missing, c.acct.sent))
-		return
-	}
-	x := blank(SilentGap, Failed, "client")
-	x.Summary = fmt.Sprintf("%d of the %d records the client sent are neither in the log nor reported (acknowledged or failed)", missing, c.acct.sent)
-	c.add(x)
+	c.acct.lostUnresolved = c.acct.sent - int64(accounted) - int64(unnamed) - int64(holes)
+	c.acct.holes = int64(holes)
 }
 
 // runCounters tells whether the client numbered its records across the
@@ -496,11 +490,16 @@ func (c *checker) checkLiveness() {
 		c.add(x)
 		return
 	}
-	if unresolved > 0 && (!finishedEarly || end.IsZero()) {
+	if unresolved -= c.acct.holes; unresolved > 0 {
+		// Records the client neither acknowledged nor failed by its end:
+		// the application still waits for them.
 		x.Time = lastAck
 		x.Summary = fmt.Sprintf("%d of the %d records the client sent have no outcome: it neither acknowledged nor failed them", unresolved, c.acct.sent)
 		if !lastAck.IsZero() {
 			x.Summary += " after its last acknowledgement"
+		}
+		if c.acct.lostUnresolved > 0 {
+			x.Summary += fmt.Sprintf(", and %d of them are not in the log either", c.acct.lostUnresolved)
 		}
 		c.add(x)
 	}

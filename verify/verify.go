@@ -73,6 +73,7 @@ func Check(h *history.History, opts Options) *Verdict {
 	if opts.MaxPerCheck == 0 {
 		opts.MaxPerCheck = 20
 	}
+	opts.WireOnly = opts.WireOnly || h.Tap
 	c := &checker{h: h, opts: opts, kept: map[CheckID]int{}, ackTime: map[[2]int64]time.Time{}, firstSent: map[batchKey]time.Time{},
 		deviant: map[batchKey]int{}, deviantFirst: map[batchKey]int64{}, deviantDue: map[batchKey]int32{},
 		runPIDs: map[int64]bool{}, logBatches: map[batchKey][]*history.LogBatch{}, wireRecords: recordSet{}}

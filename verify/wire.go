@@ -435,10 +435,10 @@ func (c *checker) lowestDead(s *stream, b history.WireBatch) int32 {
 }
 
 // logHas tells whether the log holds the batch as it was sent: the same
-// key and first record.
+// key, count and first record.
 func (c *checker) logHas(b history.WireBatch) bool {
 	for _, lb := range c.logBatches[keyOf(b)] {
-		if b.FirstCounter < 0 || len(lb.Records) == 0 || lb.Records[0].Counter == b.FirstCounter {
+		if lb.Count == b.Count && (b.FirstCounter < 0 || len(lb.Records) == 0 || lb.Records[0].Counter == b.FirstCounter) {
 			return true
 		}
 	}

@@ -85,11 +85,11 @@ func runTap(ctx context.Context, args []string) error {
 	}()
 	<-ctx.Done()
 
-	h := &history.History{Wire: tap.Wire(), Faults: tap.Faults()}
+	h := &history.History{Tap: true, Wire: tap.Wire(), Faults: tap.Faults()}
 	if err := h.WriteFile(*out); err != nil {
 		return err
 	}
-	v := verify.Check(h, verify.Options{WireOnly: true})
+	v := verify.Check(h, verify.Options{})
 	requests := 0
 	for _, e := range h.Wire {
 		if e.Kind == history.ProduceRequest {

@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kconform/kconform/chaos"
+	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/verify"
 	"github.com/kconform/kconform/wiretap"
 )
 
@@ -51,5 +55,36 @@ func TestTapCommands(t *testing.T) {
 	}
 	if last := got[len(got)-1]; last != "heal all" {
 		t.Errorf("last fault %q; want heal all", last)
+	}
+}
+
+// TestTapConvictsFoundingBug: the tap's history of librdkafka 1.8.2's
+// seed run (the wire alone: no topic, no client events, no read-back),
+// saved and judged with `kconform verify --history` as the tap leaves it,
+// is FAILED legal-reset.
+func TestTapConvictsFoundingBug(t *testing.T) {
+	full, _, err := history.ReadFile("../../verify/testdata/golden/librdkafka-1.8.2-seed-2.8.2-zk.jsonl.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What runTap records: the tap's wire and faults, nothing else.
+	h := &history.History{Tap: true, Wire: full.Wire, Faults: full.Faults}
+	path := filepath.Join(t.TempDir(), "wire-history.jsonl")
+	if err := h.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	saved, warnings, err := history.ReadFile(path)
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("read back the tap's file: %v %v", err, warnings)
+	}
+	v := verify.Check(saved, verify.Options{})
+	if v.Grade != verify.Failed || len(v.Violations) == 0 || v.Violations[0].Check != verify.LegalReset {
+		t.Fatalf("the tap's verdict on the founding bug: %s", v.OneLine())
+	}
+	if v.Stats.WireBatches == 0 {
+		t.Fatal("no wire batch was judged")
+	}
+	if err := runVerify(context.Background(), []string{"--history", path}); !errors.As(err, new(failedError)) {
+		t.Fatalf("kconform verify --history on the tap's file: want a failed verdict, got %v", err)
 	}
 }

@@ -1,0 +1,370 @@
+package verify
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kconform/kconform/history"
+)
+
+// The adversary's histories: a client that lies, loses records silently
+// or gives up, and histories with parts missing. Each case names the class
+// of mistake it holds the verifier to (see the checks' rules), and the
+// verdict a reader would expect. None of them may pass.
+
+// adversary is one hand-written history and the verdict it must get.
+type adversary struct {
+	name  string
+	make  func() *history.History
+	opts  Options
+	grade Grade
+	// first is the check of the headline finding ("" when the verdict is
+	// INCONCLUSIVE for a reason rather than a finding); reason a phrase
+	// the verdict's paragraph must hold.
+	first  CheckID
+	reason string
+}
+
+func (b *builder) toolData(sent int64) {
+	b.tick(10 * time.Millisecond)
+	b.h.Client = append(b.h.Client, history.ClientEvent{Name: history.ToolData, Time: b.now, Sent: sent, Partition: -1, Offset: -1, Counter: -1, ProducerID: -1, Epoch: -1})
+}
+
+// event appends a client event with only the fields given (-1 elsewhere).
+func (b *builder) event(name string, partition int32, offset, counter int64) {
+	b.tick(time.Millisecond)
+	b.h.Client = append(b.h.Client, history.ClientEvent{Name: name, Time: b.now, Partition: partition, Offset: offset, Counter: counter, ProducerID: -1, Epoch: -1})
+}
+
+// clean writes n batches of 2 records to each of parts partitions.
+func clean(parts int32, n int) *builder {
+	b := newBuilder()
+	for i := range int32(n) {
+		for p := range parts {
+			b.send(p, 1, 0, 2*i, 2, 0)
+		}
+	}
+	return b
+}
+
+var adversaries = []adversary{
+	// 1. The tap's own history: no topic, no client, no read-back.
+	{name: "tap: a reset on the wire", grade: Failed, first: LegalReset, make: func() *history.History {
+		b := clean(1, 3)
+		b.sendCounters(0, 1, 0, 0, 2, 6, kerr.OutOfOrderSequenceNumber.Code)
+		return &history.History{Tap: true, Wire: b.h.Wire}
+	}},
+	{name: "tap: nothing produced", grade: Inconclusive, reason: "no produce batch", make: func() *history.History {
+		return &history.History{Tap: true}
+	}},
+
+	// 2. Acknowledgements that cannot be matched.
+	{name: "ack at an offset that does not exist, naming no record", grade: Failed, first: AckedLost, make: func() *history.History {
+		b := clean(1, 2)
+		b.event(history.SendSuccess, 0, 500, -1)
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "acks naming nothing, more than the log holds", grade: Failed, first: AckedLost, make: func() *history.History {
+		b := clean(1, 2)
+		for range 10 {
+			b.event(history.SendSuccess, -1, -1, -1)
+		}
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "acks naming nothing, the log could hold them", grade: Inconclusive, reason: "name no record", make: func() *history.History {
+		b := newBuilder()
+		for i := range int64(4) {
+			b.log(0, 1, 0, int32(i), 1, i)
+			b.event(history.SendSuccess, -1, -1, -1)
+		}
+		b.toolData(4)
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "a per-partition counter without a partition", grade: Inconclusive, reason: "name no record", make: func() *history.History {
+		b := clean(1, 2)
+		b.log(0, 1, 0, 4, 1, 4)
+		b.event(history.SendSuccess, -1, -1, 4)
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "two acks without a record claim one offset", grade: Failed, first: AckedLost, make: func() *history.History {
+		b := clean(1, 1)
+		b.event(history.SendSuccess, 0, 0, -1)
+		b.event(history.SendSuccess, 0, 0, -1)
+		b.shutdown()
+		return &b.h
+	}},
+
+	// 3. NON-STRICT needs a client that recovered.
+	{name: "a rejected gap, then every record fails", grade: Failed, first: Liveness, make: func() *history.History {
+		b := clean(1, 2)
+		b.send(0, 1, 0, 9, 2, kerr.OutOfOrderSequenceNumber.Code) // the gap, rejected
+		for range 5 {
+			b.tick(time.Second)
+			b.send(0, 1, 0, 11, 2, kerr.OutOfOrderSequenceNumber.Code)
+		}
+		b.shutdown()
+		return &b.h
+	}},
+
+	// 4. Silent loss.
+	{name: "a partition the client never reported on", grade: Failed, first: SilentGap, make: func() *history.History {
+		b := clean(1, 2)
+		b.request(1, 1, 0, 0, 3, 0) // records 0-2 of partition 1: no answer, no event, not in the log
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "more records sent than ever seen", grade: Failed, first: Liveness, reason: "288 of the 300 records", make: func() *history.History {
+		b := clean(3, 2)
+		b.toolData(300)
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "acks once after the fault, then stalls", grade: Failed, first: Liveness, make: func() *history.History {
+		b := clean(1, 2)
+		b.fault("kill", "broker-1")
+		b.fault("start", "broker-1")
+		b.h.Faults[1].Repair = true
+		b.send(0, 1, 0, 4, 1, 0)
+		b.tick(time.Minute)
+		b.toolData(1005)
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "stalls with no fault at all", grade: Failed, first: Liveness, make: func() *history.History {
+		b := clean(1, 2)
+		b.request(0, 1, 0, 4, 2, 4) // sent, never answered, but written
+		b.log(0, 1, 0, 4, 2, 4)
+		b.toolData(6)
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "acks once, then fails everything for minutes", grade: Failed, first: Liveness, make: func() *history.History {
+		b := clean(1, 2)
+		for range 20 {
+			b.tick(10 * time.Second)
+			b.send(0, 1, 0, 4, 1, kerr.NotLeaderForPartition.Code)
+		}
+		b.shutdown()
+		return &b.h
+	}},
+
+	// 5. A producer that is not idempotent.
+	{name: "no producer id anywhere", grade: Failed, first: Idempotence, make: func() *history.History {
+		b := newBuilder()
+		for i := range int32(3) {
+			b.send(0, -1, -1, -1, 2, 0)
+			_ = i
+		}
+		b.shutdown()
+		return &b.h
+	}},
+
+	// 7. The read-back: another run's producer, and parts not read.
+	{name: "another run's producer on a reused topic", grade: Pass, make: func() *history.History {
+		b := clean(1, 2)
+		// An earlier run's batches, before this one's: its records are
+		// not this run's (counter -1), its sequences restart at 0.
+		old := []history.LogBatch{
+			{Partition: 0, BaseOffset: 0, ProducerID: 77, BaseSequence: 0, Count: 1, Records: []history.LogRecord{{Offset: 0, Counter: -1}}},
+			{Partition: 0, BaseOffset: 1, ProducerID: 77, BaseSequence: 0, Count: 1, Records: []history.LogRecord{{Offset: 1, Counter: -1}}},
+		}
+		for i := range b.h.Log {
+			b.h.Log[i].BaseOffset += 2
+			for j := range b.h.Log[i].Records {
+				b.h.Log[i].Records[j].Offset += 2
+			}
+		}
+		for i := range b.h.Client {
+			if b.h.Client[i].Offset >= 0 {
+				b.h.Client[i].Offset += 2
+			}
+		}
+		b.h.Log = append(old, b.h.Log...)
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "a partition not read back", grade: Inconclusive, reason: "did not read", make: func() *history.History {
+		b := clean(2, 2)
+		b.h.ReadBack = []history.ReadRange{{Partition: 0, Start: 0, End: 4}}
+		b.h.Log = b.h.Log[:0:0]
+		for _, lb := range clean(2, 2).h.Log {
+			if lb.Partition == 0 {
+				b.h.Log = append(b.h.Log, lb)
+			}
+		}
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "a log start that moved", grade: Inconclusive, reason: "did not read", make: func() *history.History {
+		b := clean(1, 3)
+		b.h.ReadBack = []history.ReadRange{{Partition: 0, Start: 2, End: 6}}
+		b.h.Log = b.h.Log[1:]
+		b.shutdown()
+		return &b.h
+	}},
+
+	// 8. Evidence without acknowledgements.
+	{name: "fatal before the first ack", grade: Failed, first: Liveness, make: func() *history.History {
+		b := newBuilder()
+		b.send(0, 1, 0, 0, 2, kerr.ClusterAuthorizationFailed.Code)
+		b.fatal("ClusterAuthorizationFailed")
+		return &b.h
+	}},
+	{name: "a reset the broker wrote, no ack", grade: Failed, first: LegalReset, make: func() *history.History {
+		b := newBuilder()
+		b.log(0, 1, 0, 0, 2, 0)
+		b.log(0, 1, 0, 0, 2, 2)
+		for c := range int64(4) {
+			b.event(history.SendError, 0, -1, c)
+		}
+		b.shutdown()
+		return &b.h
+	}},
+
+	// 9. Nothing to check the client's claims against.
+	{name: "events only: no read-back, no wire", grade: Inconclusive, reason: "neither a log read-back nor a wire record", make: func() *history.History {
+		b := newBuilder()
+		for c := range int64(4) {
+			b.ack(0, c, c, 1, 0)
+		}
+		b.shutdown()
+		return &history.History{RunID: "r1", Topic: "t", Client: b.h.Client}
+	}},
+
+	// 10. Never stricter than the broker.
+	{name: "a too-large batch split from its base sequence (the Java client)", grade: Pass, make: func() *history.History {
+		b := clean(1, 2)
+		b.answer(b.request(0, 1, 0, 4, 10, 4), 0, kerr.MessageTooLarge.Code)
+		b.sendCounters(0, 1, 0, 4, 5, 4, 0)
+		b.sendCounters(0, 1, 0, 9, 5, 9, 0)
+		b.counters[0] = 14
+		b.send(0, 1, 0, 14, 2, 0)
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "a sequence used again after INVALID_RECORD, its records failed", grade: Pass, make: func() *history.History {
+		b := clean(1, 2)
+		b.send(0, 1, 0, 4, 2, kerr.InvalidRecord.Code) // records 4-5 fail, unwritten
+		b.send(0, 1, 0, 4, 2, 0)                       // records 6-7 take sequence 4
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "a sequence used again after NOT_LEADER (it may be written)", grade: Failed, first: LegalReset, make: func() *history.History {
+		b := clean(1, 2)
+		b.send(0, 1, 0, 4, 2, kerr.NotLeaderForPartition.Code)
+		b.send(0, 1, 0, 4, 2, 0)
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "a producer id the broker holds no state for starts anywhere", grade: Pass, make: func() *history.History {
+		b := newBuilder()
+		for i := range int32(3) {
+			b.send(0, 1, 0, 57+2*i, 2, 0)
+		}
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "sequences wrap at 2^31-1", grade: Pass, make: func() *history.History {
+		b := newBuilder()
+		b.send(0, 1, 0, maxSequence-4, 3, 0)
+		b.send(0, 1, 0, maxSequence-1, 2, 0)
+		b.send(0, 1, 0, 0, 2, 0)
+		b.shutdown()
+		return &b.h
+	}},
+
+	// 11. One deviation, one finding; the cause first.
+	{name: "a negative sequence after 2^31-1, rejected, then 0", grade: NonStrict, first: SequenceContinuity, make: func() *history.History {
+		b := newBuilder()
+		b.send(0, 1, 0, maxSequence-1, 2, 0)
+		b.counters[0] -= 0
+		b.answer(b.request(0, 1, 0, -maxSequence-1, 2, 2), 0, kerr.InvalidRecord.Code)
+		b.sendCounters(0, 1, 0, 0, 2, 2, 0)
+		b.counters[0] = 4
+		b.send(0, 1, 0, 2, 2, 0)
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "three resets and then death: the first reset leads", grade: Failed, first: LegalReset, make: func() *history.History {
+		b := clean(1, 3)
+		for range 3 {
+			b.tick(time.Second)
+			b.send(0, 1, 0, 0, 2, kerr.OutOfOrderSequenceNumber.Code)
+		}
+		b.fatal("OUT_OF_ORDER_SEQUENCE_NUMBER")
+		return &b.h
+	}},
+
+	// 12. The driver's contract.
+	{name: "asked for 12 partitions, wrote one", grade: Inconclusive, reason: "sent nothing to 11", make: func() *history.History {
+		b := clean(1, 10)
+		b.h.Asked = &history.Asked{Partitions: 12}
+		b.toolData(20)
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "asked for 3 partitions, wrote a fourth", grade: Inconclusive, reason: "wrote partitions [3]", make: func() *history.History {
+		b := clean(4, 2)
+		b.h.Asked = &history.Asked{Partitions: 3}
+		b.shutdown()
+		return &b.h
+	}},
+}
+
+// TestAdversaries judges every adversary's history.
+func TestAdversaries(t *testing.T) {
+	for _, a := range adversaries {
+		t.Run(a.name, func(t *testing.T) {
+			v := Check(a.make(), a.opts)
+			var first CheckID
+			if len(v.Violations) > 0 {
+				first = v.Violations[0].Check
+			}
+			if v.Grade != a.grade || (a.first != "" && first != a.first) {
+				t.Fatalf("want %s %s, got %s %s: %s", a.grade, a.first, v.Grade, first, v.Paragraph)
+			}
+			if a.reason != "" && !strings.Contains(v.Paragraph, a.reason) {
+				t.Fatalf("the verdict does not say %q: %s", a.reason, v.Paragraph)
+			}
+			if a.grade != Pass && a.grade != Informational && a.grade != NonStrict && v.OK(false) {
+				t.Fatalf("%s passes", v.Grade)
+			}
+		})
+	}
+}
+
+// 6. An error event without a partition still names its record's
+// partition through its value: no silent gap.
+func TestEventValueNamesPartition(t *testing.T) {
+	out := `{"name":"producer_send_success","timestamp":1,"partition":0,"offset":0,"value":"kc:r1:0:0"}
+{"name":"producer_send_error","timestamp":2,"value":"kc:r1:1:0","exception":"TimeoutException"}
+{"name":"producer_send_success","timestamp":3,"partition":1,"offset":0,"value":"kc:r1:1:1"}
+{"name":"tool_data","timestamp":4,"sent":3}
+{"name":"shutdown_complete","timestamp":5}
+`
+	read, err := history.ReadClientEvents(strings.NewReader(out), "r1")
+	if err != nil || len(read.Unreadable) > 0 {
+		t.Fatal(err, read.Unreadable)
+	}
+	if e := read.Events[1]; e.Partition != 1 || e.Counter != 0 {
+		t.Fatalf("error event: partition %d counter %d, want 1 and 0", e.Partition, e.Counter)
+	}
+	h := &history.History{RunID: "r1", Topic: "t", Client: read.Events, LogRead: true, Log: []history.LogBatch{
+		{Partition: 0, ProducerID: 1, Count: 1, Records: []history.LogRecord{{Offset: 0, Counter: 0}}},
+		{Partition: 1, ProducerID: 1, BaseSequence: 1, Count: 1, Records: []history.LogRecord{{Offset: 0, Counter: 1}}},
+	}}
+	mustPass(t, Check(h, Options{}))
+
+	// An event whose partition and value disagree is not read.
+	read, _ = history.ReadClientEvents(strings.NewReader(`{"name":"producer_send_success","partition":2,"offset":0,"value":"kc:r1:1:0"}`+"\n"), "r1")
+	if len(read.Unreadable) != 1 {
+		t.Fatalf("a self-contradicting event was read: %v", read.Events)
+	}
+}
