@@ -24,7 +24,7 @@ GINKGO := go tool ginkgo
 export TESTCONTAINERS_RYUK_DISABLED := true
 export KAFKA_VERSION KAFKA_MODE
 
-.PHONY: conformance test docker runtimes images unit browser lint bench bench-cluster bench-tap clean
+.PHONY: conformance test docker runtimes images unit browser lint bench bench-cluster bench-tap clean fuzz
 
 ## conformance: run the default scenarios on KAFKA_VERSION (KAFKA_MODE) for KCONFORM_CLIENT and print a
 ## result table; with CLIENTS or MATRIX, every scenario for each client on each version
@@ -65,6 +65,15 @@ lint:
 ## client driver against kfake: installs the clients on first use)
 unit: runtimes
 	KCONFORM_REQUIRE_CLIENTS=1 go test -count=1 ./history/... ./readback/... ./verify/... ./producer/... ./wiretap/... ./fixtures/... ./driver/... ./scenario/... ./report/... ./findings/... ./internal/... ./cmd/...
+
+## fuzz: the verifier's fuzzer for FUZZTIME (default 1m): a legal client's histories must pass and one
+## illegal step planted in one must be found; what it finds new joins the committed corpus
+FUZZTIME ?= 1m
+fuzz:
+	go test -run '^$$' -fuzz FuzzVerifier -fuzztime $(FUZZTIME) ./verify
+	@corpus="$$(go env GOCACHE)/fuzz/github.com/kconform/kconform/verify/FuzzVerifier"; \
+	  if [ -d "$$corpus" ]; then mkdir -p verify/testdata/fuzz/FuzzVerifier && cp -n "$$corpus"/* verify/testdata/fuzz/FuzzVerifier/; fi; \
+	  echo "kconform: corpus: $$(ls verify/testdata/fuzz/FuzzVerifier | wc -l) inputs in verify/testdata/fuzz/FuzzVerifier"
 
 ## runtimes: a JRE, Maven, Node.js and Python 3 for the client drivers (installs Debian's packages as root)
 runtimes:

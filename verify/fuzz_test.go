@@ -4,88 +4,228 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
 	"github.com/kconform/kconform/history"
 )
 
-// legalHistory builds a legal history from fuzz bytes: a producer writes
-// batches to 1-3 partitions, sometimes bumps its epoch (back to 0) or gets
-// a new producer id, sometimes has a batch fail.
-func legalHistory(data []byte) *builder {
-	b := newBuilder()
-	pid, epoch := int64(1000), int16(0)
-	seq := map[int32]int32{}
-	for i, c := range data {
-		p := int32(c % 3)
-		n := int32(c>>2)%4 + 1
-		switch {
-		case c >= 250 && i > 0: // new producer id: every partition restarts at 0
-			pid++
-			epoch = 0
-			clear(seq)
-		case c >= 240 && i > 0: // epoch bump: every partition restarts at 0
-			epoch++
-			clear(seq)
-		case c%17 == 0: // a batch that fails, unwritten, reported as errors
-			b.send(p, pid, epoch, seq[p], n, 6 /* NOT_LEADER */)
-			epoch++ // its sequence is burnt: a correct client bumps
-			clear(seq)
-		default:
-			b.send(p, pid, epoch, seq[p], n, 0)
-			seq[p] = nextSequence(seq[p], n)
-		}
-	}
-	b.shutdown()
-	return b
+// legalClient is a model of a correct idempotent producer against a
+// broker that holds its state, for the fuzzer: it writes 1-3 partitions
+// and meets the answers a real broker gives, reacting as the Java client
+// does (see the checks' references).
+type legalClient struct {
+	*builder
+	pid   int64
+	epoch int16
+	// seq is each partition's next sequence; start its first under the
+	// current producer id and epoch; written whether a batch of it is in
+	// the log under them.
+	seq, start map[int32]int32
+	written    map[int32]bool
 }
 
-// FuzzVerifier: legal histories pass; one illegal step is always found.
-// Run with go test -fuzz FuzzVerifier ./verify.
+func newLegalClient() *legalClient {
+	return &legalClient{builder: newBuilder(), pid: 1000, seq: map[int32]int32{}, start: map[int32]int32{}, written: map[int32]bool{}}
+}
+
+// fresh starts every partition again (a new epoch or producer id), at
+// sequence 0, or for a new producer id optionally close to the wrap (a
+// broker holding no state for it accepts any first sequence).
+func (c *legalClient) fresh(nearWrap bool) {
+	clear(c.seq)
+	clear(c.start)
+	clear(c.written)
+	if nearWrap {
+		for p := range int32(3) {
+			c.seq[p] = maxSequence - 2
+			c.start[p] = maxSequence - 2
+		}
+	}
+}
+
+// ok sends n new records at the partition's next sequence; the broker
+// writes them and the client acknowledges them.
+func (c *legalClient) ok(p, n int32) {
+	c.send(p, c.pid, c.epoch, c.seq[p], n, 0)
+	c.seq[p] = nextSequence(c.seq[p], n)
+	c.written[p] = true
+}
+
+// step applies one legal move chosen by op.
+func (c *legalClient) step(op byte) {
+	p := int32(op % 3)
+	n := int32(op>>2)%4 + 1
+	first := c.counters[p]
+	switch op % 16 {
+	case 9: // NOT_LEADER: the same batch is retried, then written
+		c.answer(c.request(p, c.pid, c.epoch, c.seq[p], n, first), p, kerr.NotLeaderForPartition.Code)
+		c.counters[p] += int64(n)
+		c.sendCounters(p, c.pid, c.epoch, c.seq[p], n, first, 0)
+		c.seq[p] = nextSequence(c.seq[p], n)
+		c.written[p] = true
+	case 10: // no answer (the connection closed): retried; the broker
+		// answers a duplicate with the first write's offset
+		corr := c.request(p, c.pid, c.epoch, c.seq[p], n, first)
+		c.h.Wire = append(c.h.Wire, history.WireEvent{Kind: history.Unanswered, Time: c.now, Conn: c.conn, CorrelationID: corr})
+		c.counters[p] += int64(n)
+		if op&0x40 != 0 { // the first send was written
+			base := c.offsets[p]
+			c.log(p, c.pid, c.epoch, c.seq[p], n, first)
+			c.answer(c.request(p, c.pid, c.epoch, c.seq[p], n, first), p, 0)
+			c.h.Wire[len(c.h.Wire)-1].Results[0].BaseOffset = base
+			for i := range int64(n) {
+				c.ack(p, base+i, first+i, c.pid, c.epoch)
+			}
+		} else {
+			c.sendCounters(p, c.pid, c.epoch, c.seq[p], n, first, 0)
+		}
+		c.seq[p] = nextSequence(c.seq[p], n)
+		c.written[p] = true
+	case 11: // MESSAGE_TOO_LARGE: split and sent again from its base sequence
+		if n < 2 {
+			c.ok(p, n)
+			return
+		}
+		c.answer(c.request(p, c.pid, c.epoch, c.seq[p], n, first), p, kerr.MessageTooLarge.Code)
+		c.counters[p] += int64(n)
+		half := n / 2
+		c.sendCounters(p, c.pid, c.epoch, c.seq[p], half, first, 0)
+		c.sendCounters(p, c.pid, c.epoch, nextSequence(c.seq[p], half), n-half, first+int64(half), 0)
+		c.seq[p] = nextSequence(c.seq[p], n)
+		c.written[p] = true
+	case 12: // INVALID_RECORD: the records fail; the sequence is not used
+		c.send(p, c.pid, c.epoch, c.seq[p], n, kerr.InvalidRecord.Code)
+	case 13: // an epoch bump (KIP-360): every partition starts again at 0
+		if c.epoch < 1000 {
+			c.epoch++
+			c.fresh(false)
+		}
+	case 14: // a new producer id
+		c.pid++
+		c.epoch = 0
+		c.fresh(op&0x80 != 0)
+	case 15: // a batch fails for good: its records are reported failed and,
+		// its sequences perhaps used, the client bumps its epoch
+		c.send(p, c.pid, c.epoch, c.seq[p], n, kerr.NotLeaderForPartition.Code)
+		if c.epoch < 1000 {
+			c.epoch++
+			c.fresh(false)
+		}
+	default:
+		c.ok(p, n)
+	}
+}
+
+// legalHistory builds a legal history from fuzz bytes.
+func legalHistory(data []byte) *legalClient {
+	c := newLegalClient()
+	for _, op := range data {
+		c.step(op)
+	}
+	return c
+}
+
+// mutation plants one illegal step in a legal client's history and says
+// which check must find it and what grade it makes; ok is false when the
+// history has no place for it.
+func (c *legalClient) mutate(kind, arg byte) (want []CheckID, grade Grade, ok bool) {
+	p := int32(arg % 3)
+	switch kind % 7 {
+	case 0: // the founding bug: a sequence used again for other records
+		if !c.written[p] || c.seq[p] == c.start[p] {
+			return nil, "", false
+		}
+		c.send(p, c.pid, c.epoch, c.start[p], 1, kerr.OutOfOrderSequenceNumber.Code)
+		return []CheckID{LegalReset}, Failed, true
+	case 1: // a gap after a written batch (a broker holding no state
+		// for the epoch takes any sequence)
+		if !c.written[p] {
+			return nil, "", false
+		}
+		switch arg / 3 % 3 {
+		case 0: // written by a broker that held no state
+			c.send(p, c.pid, c.epoch, nextSequence(c.seq[p], 3), 1, 0)
+			return []CheckID{SequenceContinuity}, Failed, true
+		case 1: // rejected, and the client recovers in order
+			c.send(p, c.pid, c.epoch, nextSequence(c.seq[p], 3), 1, kerr.OutOfOrderSequenceNumber.Code)
+			c.ok(p, 2)
+			// The due sequence comes after the early one: the wire shows
+			// a send out of order as much as a gap.
+			return []CheckID{SequenceContinuity, SendOrder}, NonStrict, true
+		default: // rejected, and the client fails every record after it
+			c.send(p, c.pid, c.epoch, nextSequence(c.seq[p], 3), 1, kerr.OutOfOrderSequenceNumber.Code)
+			for range 3 {
+				c.send(p, c.pid, c.epoch, nextSequence(c.seq[p], 3), 1, kerr.OutOfOrderSequenceNumber.Code)
+			}
+			return []CheckID{Liveness}, Failed, true
+		}
+	case 2: // a new epoch that does not start at 0, written
+		if !c.written[p] {
+			return nil, "", false
+		}
+		c.send(p, c.pid, c.epoch+1, 5, 1, 0)
+		return []CheckID{EpochStart}, Failed, true
+	case 3: // an acknowledged batch missing from the log
+		if len(c.h.Log) == 0 {
+			return nil, "", false
+		}
+		i := int(arg) % len(c.h.Log)
+		c.h.Log = append(c.h.Log[:i:i], c.h.Log[i+1:]...)
+		return []CheckID{AckedLost}, Failed, true
+	case 4: // a batch in the log twice
+		if len(c.h.Log) == 0 {
+			return nil, "", false
+		}
+		lb := c.h.Log[int(arg)%len(c.h.Log)]
+		c.log(lb.Partition, lb.ProducerID, lb.Epoch, lb.BaseSequence, lb.Count, lb.Records[0].Counter)
+		return []CheckID{Duplicate}, Failed, true
+	case 5: // a record's failure never reported (it is not in the log)
+		for i, e := range c.h.Client {
+			if e.Name == history.SendError {
+				c.h.Client = append(c.h.Client[:i:i], c.h.Client[i+1:]...)
+				c.ok(e.Partition, 1) // a later record, so the lost one is a hole
+				return []CheckID{SilentGap}, Failed, true
+			}
+		}
+		return nil, "", false
+	default: // an acknowledgement of a record the log does not hold
+		c.ack(p, c.offsets[p]+int64(arg), c.counters[p], c.pid, c.epoch)
+		c.counters[p]++
+		return []CheckID{AckedLost}, Failed, true
+	}
+}
+
+// FuzzVerifier: a legal client's histories pass; one illegal step planted
+// in one is always found, with the grade it deserves. Run with
+// go test -fuzz FuzzVerifier ./verify (make fuzz FUZZTIME=10m).
 func FuzzVerifier(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 4, 5})
 	f.Add([]byte{8, 8, 245, 8, 8, 251, 8})
 	f.Add([]byte{17, 1, 34, 2, 3})
+	f.Add([]byte{9, 10, 74, 11, 27, 12, 13, 14, 142, 15, 0, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) == 0 || len(data) > 200 {
+		if len(data) < 2 || len(data) > 200 {
 			return
 		}
-		b := legalHistory(data)
-		if v := b.check(); v.Grade != Pass && v.Grade != Informational && (v.Grade != Inconclusive || v.Stats.Acked > 0) {
+		c := legalHistory(data[2:])
+		c.shutdown()
+		if v := c.check(); v.Grade != Pass && v.Grade != Informational && (v.Grade != Inconclusive || v.Stats.Acked > 0) {
 			t.Fatalf("legal history graded %s: %s", v.Grade, v.Paragraph)
 		}
-		// One illegal step, chosen by the data: each must be found.
-		if len(b.h.Log) == 0 {
+		c = legalHistory(data[2:])
+		want, grade, ok := c.mutate(data[0], data[1])
+		if !ok {
 			return
 		}
-		lb := b.h.Log[len(b.h.Log)-1]
-		next := nextSequence(lb.BaseSequence, lb.Count)
-		mut := *b
-		mut.h.Wire = append([]history.WireEvent(nil), b.h.Wire...)
-		mut.h.Log = append([]history.LogBatch(nil), b.h.Log...)
-		mut.h.Client = append([]history.ClientEvent(nil), b.h.Client...)
-		mut.offsets = map[int32]int64{lb.Partition: b.offsets[lb.Partition]}
-		mut.counters = map[int32]int64{lb.Partition: b.counters[lb.Partition]}
-		var want CheckID
-		switch data[0] % 4 {
-		case 0: // sequence reset without a new epoch (the founding bug)
-			want = LegalReset
-			mut.send(lb.Partition, lb.ProducerID, lb.Epoch, 0, 1, 0)
-			if next == 0 || lb.BaseSequence == 0 && lb.Count == 0 {
-				return
-			}
-		case 1: // a gap
-			want = SequenceContinuity
-			mut.send(lb.Partition, lb.ProducerID, lb.Epoch, nextSequence(next, 3), 1, 0)
-		case 2: // a new epoch not starting at 0
-			want = EpochStart
-			mut.send(lb.Partition, lb.ProducerID, lb.Epoch+1, 5, 1, 0)
-		case 3: // an acknowledged record dropped from the log
-			want = AckedLost
-			mut.h.Log = mut.h.Log[:len(mut.h.Log)-1]
+		c.tick(time.Millisecond)
+		c.shutdown()
+		v := c.check()
+		found := false
+		for _, id := range want {
+			found = found || v.First(id) != nil
 		}
-		mut.tick(time.Millisecond)
-		v := Check(&mut.h, Options{})
-		if v.First(want) == nil || v.Grade != Failed {
-			t.Fatalf("illegal step (%s) not found in %d batches: %s", want, len(mut.h.Log), v.Paragraph)
+		if !found || v.Grade != grade {
+			t.Fatalf("illegal step (%s, %s) not found in %d batches: %s %s", want, grade, len(c.h.Log), v.Grade, v.Paragraph)
 		}
 	})
 }
