@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -366,5 +368,33 @@ func TestEventValueNamesPartition(t *testing.T) {
 	read, _ = history.ReadClientEvents(strings.NewReader(`{"name":"producer_send_success","partition":2,"offset":0,"value":"kc:r1:1:0"}`+"\n"), "r1")
 	if len(read.Unreadable) != 1 {
 		t.Fatalf("a self-contradicting event was read: %v", read.Events)
+	}
+}
+
+// Every grade boundary docs/checks.md lists names a test that exists.
+func TestBoundariesAreTested(t *testing.T) {
+	var src strings.Builder
+	for _, dir := range []string{".", "../cmd/kconform"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src.Write(b)
+		}
+	}
+	cases := map[string]bool{}
+	for _, a := range adversaries {
+		cases[a.name] = true
+	}
+	for _, x := range Boundaries {
+		name, sub, _ := strings.Cut(x.Test, "/")
+		if !strings.Contains(src.String(), "func "+name+"(") || sub != "" && !cases[sub] {
+			t.Errorf("boundary %q names test %q, which does not exist", x.Case, x.Test)
+		}
 	}
 }

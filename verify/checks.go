@@ -157,6 +157,60 @@ var Rules = []Rule{
 		[]string{kip98}},
 }
 
+// Boundary is one line a grade changes at, and the test that holds it
+// there: a verdict on either side of it is pinned by that test.
+type Boundary struct {
+	Check CheckID
+	// Case says what the history shows; Verdict what it gets.
+	Case, Verdict string
+	// Test names the test (a Go test, or TestAdversaries/<case>).
+	Test string
+}
+
+// Boundaries lists every grade boundary with its test; docs/checks.md
+// shows them, and a test checks each named test exists.
+var Boundaries = []Boundary{
+	{Idempotence, "batches carry no producer id", "FAILED", "TestAdversaries/no producer id anywhere"},
+	{LegalReset, "a sequence sent again for other records after a send of it was written (the founding bug)", "FAILED", "TestFoundingBug"},
+	{LegalReset, "the same, though the broker rejected the reuse", "FAILED", "TestReuseFailsEvenWhenRejected"},
+	{LegalReset, "a sequence sent again after NOT_LEADER_OR_FOLLOWER, which may come after an append", "FAILED", "TestAdversaries/a sequence used again after NOT_LEADER (it may be written)"},
+	{LegalReset, "a sequence sent again after INVALID_RECORD, its records reported failed", "PASS", "TestAdversaries/a sequence used again after INVALID_RECORD, its records failed"},
+	{RetryMismatch, "a batch answered MESSAGE_TOO_LARGE split and sent again from its base sequence", "PASS", "TestAdversaries/a too-large batch split from its base sequence (the Java client)"},
+	{RetryMismatch, "a retry with another record count", "FAILED", "TestRetryWithDifferentRecordCount"},
+	{SequenceContinuity, "a gap the broker rejected, the client recovered", "NON-STRICT", "TestRejectedGapIsNonStrict"},
+	{SequenceContinuity, "a gap the broker wrote", "FAILED", "TestSequenceGap"},
+	{SequenceContinuity, "a negative sequence after 2147483647, rejected, then 0", "NON-STRICT", "TestAdversaries/a negative sequence after 2^31-1, rejected, then 0"},
+	{SequenceContinuity, "2147483647 followed by 0", "PASS", "TestAdversaries/sequences wrap at 2^31-1"},
+	{SequenceContinuity, "a new producer id's first batch at any sequence", "PASS", "TestAdversaries/a producer id the broker holds no state for starts anywhere"},
+	{SendOrder, "a batch sent before an earlier one on one connection, rejected", "NON-STRICT", "TestOutOfOrderSendIsNonStrict"},
+	{SendOrder, "the same, written", "FAILED", "TestOutOfOrderSendWrittenFails"},
+	{SendOrder, "an order across connections open together", "PASS", "TestOrderAcrossConnections"},
+	{EpochStart, "a new epoch not at 0, rejected / written", "NON-STRICT / FAILED", "TestEpochStartGrades"},
+	{Liveness, "a deviation rejected, then every record of the partition failed", "FAILED", "TestAdversaries/a rejected gap, then every record fails"},
+	{AckedLost, "an acknowledgement at an offset the log does not have, naming no record", "FAILED", "TestAdversaries/ack at an offset that does not exist, naming no record"},
+	{AckedLost, "two acknowledgements naming no record at one offset", "FAILED", "TestAdversaries/two acks without a record claim one offset"},
+	{AckedLost, "acknowledgements naming nothing, more than the log's unclaimed records", "FAILED", "TestAdversaries/acks naming nothing, more than the log holds"},
+	{AckedLost, "acknowledgements naming nothing, no more than the log's unclaimed records", "INCONCLUSIVE", "TestAdversaries/acks naming nothing, the log could hold them"},
+	{AckedLost, "an acknowledgement where the read-back did not read", "INCONCLUSIVE", "TestAdversaries/a log start that moved"},
+	{AckedLost, "acknowledged without an offset and not in the log", "FAILED", "TestAckWithoutOffset"},
+	{Duplicate, "a record twice in the log; records out of order", "FAILED", "TestDuplicateAndOrder"},
+	{SilentGap, "a record below later ones, neither in the log nor reported", "FAILED", "TestSilentGap"},
+	{SilentGap, "records of a partition the client never reported on", "FAILED", "TestAdversaries/a partition the client never reported on"},
+	{Liveness, "records left without an outcome, with or without faults", "FAILED", "TestAdversaries/stalls with no fault at all"},
+	{Liveness, "every record failed for longer than the bound after the last acknowledgement", "FAILED", "TestAdversaries/acks once, then fails everything for minutes"},
+	{Liveness, "a fatal error before the first acknowledgement", "FAILED", "TestAdversaries/fatal before the first ack"},
+	{Liveness, "errors only, late, or silence after the last fault; finished before it", "FAILED / PASS", "TestLiveness"},
+	{EpochBump, "an epoch bump, a new producer id, failed records in the log", "INFORMATIONAL", "TestInformational"},
+	{"", "lines that could not be read, no FAILED finding from the log", "INCONCLUSIVE", "TestNeverAPassOnNothing"},
+	{"", "client events only: no read-back, no wire record", "INCONCLUSIVE", "TestAdversaries/events only: no read-back, no wire"},
+	{"", "a driver that wrote fewer partitions than asked, or others", "INCONCLUSIVE", "TestAdversaries/asked for 12 partitions, wrote one"},
+	{"", "a fault that did not take effect", "INCONCLUSIVE", "TestEffects"},
+	{"", "a reset the broker wrote, no acknowledgement at all", "FAILED", "TestAdversaries/a reset the broker wrote, no ack"},
+	{"", "another run's producer on a reused topic", "PASS", "TestAdversaries/another run's producer on a reused topic"},
+	{"", "the tap's wire alone, the founding bug", "FAILED", "TestTapConvictsFoundingBug"},
+	{"", "real runs' histories, every finding compared", "as recorded", "TestGoldenHistories"},
+}
+
 // RuleFor returns the rule of check id, or a placeholder naming it.
 func RuleFor(id CheckID) Rule {
 	for _, r := range Rules {
@@ -195,6 +249,14 @@ func RulesMarkdown() string {
 			exit = "0 (1 with `--strict` or `KCONFORM_STRICT=1`)"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", g.g, g.what, exit)
+	}
+	b.WriteString("\n## Grade boundaries and the tests that hold them\n\n| check | history | verdict | test |\n| --- | --- | --- | --- |\n")
+	for _, x := range Boundaries {
+		check := "(any)"
+		if x.Check != "" {
+			check = "`" + string(x.Check) + "`"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | `%s` |\n", check, x.Case, x.Verdict, x.Test)
 	}
 	b.WriteString("\n## Checks\n")
 	for _, r := range Rules {

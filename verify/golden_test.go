@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/kconform/kconform/history"
@@ -19,8 +20,26 @@ type golden struct {
 	// check ("" for none).
 	Grade verify.Grade   `json:"grade"`
 	Check verify.CheckID `json:"check,omitempty"`
+	// Findings are every finding the verdict lists, in its order: a
+	// wrong finding behind the first is a wrong verdict too.
+	Findings []finding `json:"findings"`
 	// Source says where the history comes from and how to make another.
 	Source string `json:"source"`
+}
+
+// finding is one finding of a golden verdict, as compared.
+type finding struct {
+	Check     verify.CheckID `json:"check"`
+	Grade     verify.Grade   `json:"grade"`
+	Partition int32          `json:"partition"`
+}
+
+func findingsOf(v *verify.Verdict) []finding {
+	out := []finding{}
+	for _, x := range v.Violations {
+		out = append(out, finding{x.Check, x.Grade, x.Partition})
+	}
+	return out
 }
 
 // TestGoldenHistories judges every committed history, real ones from
@@ -59,6 +78,9 @@ func TestGoldenHistories(t *testing.T) {
 			}
 			if v.Grade != g.Grade || check != g.Check {
 				t.Fatalf("%s: want %s %s, got %s %s: %s", g.Source, g.Grade, g.Check, v.Grade, check, v.Paragraph)
+			}
+			if got := findingsOf(v); !slices.Equal(got, g.Findings) {
+				t.Fatalf("%s: want findings %v, got %v: %s", g.Source, g.Findings, got, v.Paragraph)
 			}
 			t.Logf("%s %s: %s", v.Grade, check, v.OneLine())
 		})
