@@ -419,17 +419,19 @@ func TestTapCloseInFlight(t *testing.T) {
 	tap.Delay(30 * time.Millisecond)
 	caught := make(chan bool, 1)
 	go func() {
-		time.Sleep(300 * time.Millisecond)
-		found := false
-		for _, a := range c.ListenAddrs() {
-			if tap.CloseInFlight(a, 500*time.Millisecond) {
-				found = true
-				break
-			}
+		// Wait for the producer's first produce request, not for a time:
+		// a loaded machine starts the client late. Every answer is
+		// delayed, so a request to that broker is in flight for most of
+		// the 5 s the workload lasts after it.
+		var upstream string
+		for deadline := time.Now().Add(time.Minute); upstream == "" && time.Now().Before(deadline); {
+			upstream = firstProduceUpstream(tap)
+			time.Sleep(5 * time.Millisecond)
 		}
+		found := upstream != "" && tap.CloseInFlight(upstream, 4*time.Second)
 		caught <- found
 	}()
-	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 600, Rate: 600, RequestTimeout: 3 * time.Second})
+	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 3000, Rate: 600, RequestTimeout: 3 * time.Second})
 	if !<-caught {
 		t.Fatal("CloseInFlight found no produce request in flight on any broker")
 	}
@@ -439,4 +441,23 @@ func TestTapCloseInFlight(t *testing.T) {
 	if !v.OK(true) {
 		t.Fatalf("after a close in flight: %s", v.Paragraph)
 	}
+}
+
+// firstProduceUpstream returns the broker address the first produce
+// request through the tap went to, or "" before there is one.
+func firstProduceUpstream(tap *Tap) string {
+	for _, e := range tap.Wire() {
+		if e.Kind != history.ProduceRequest {
+			continue
+		}
+		tap.mu.Lock()
+		defer tap.mu.Unlock()
+		for _, l := range tap.listeners {
+			if l.nodeID == e.Broker {
+				return l.upstream
+			}
+		}
+		return ""
+	}
+	return ""
 }
