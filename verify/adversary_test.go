@@ -28,6 +28,8 @@ type adversary struct {
 	// the verdict's paragraph must hold.
 	first  CheckID
 	reason string
+	// findings, when not 0, is how many findings the verdict must list.
+	findings int
 }
 
 func (b *builder) toolData(sent int64) {
@@ -149,9 +151,9 @@ var adversaries = []adversary{
 	}},
 	{name: "acks once, then fails everything for minutes", grade: Failed, first: Liveness, make: func() *history.History {
 		b := clean(1, 2)
-		for range 20 {
+		for i := range int32(20) {
 			b.tick(10 * time.Second)
-			b.send(0, 1, 0, 4, 1, kerr.NotLeaderForPartition.Code)
+			b.send(0, 1, 0, 4+i, 1, kerr.NotLeaderForPartition.Code)
 		}
 		b.shutdown()
 		return &b.h
@@ -294,6 +296,19 @@ var adversaries = []adversary{
 		b.shutdown()
 		return &b.h
 	}},
+	{name: "two batches sent ahead, rejected, then all in order: one finding", grade: NonStrict, first: SendOrder, findings: 1, make: func() *history.History {
+		b := newBuilder()
+		b.send(0, 1, 0, 0, 2, 0)
+		b.answer(b.request(0, 1, 0, 4, 2, 4), 0, kerr.OutOfOrderSequenceNumber.Code)
+		b.answer(b.request(0, 1, 0, 6, 2, 6), 0, kerr.OutOfOrderSequenceNumber.Code)
+		b.counters[0] = 8
+		b.sendCounters(0, 1, 0, 2, 2, 2, 0)
+		b.sendCounters(0, 1, 0, 4, 2, 4, 0)
+		b.sendCounters(0, 1, 0, 6, 2, 6, 0)
+		b.send(0, 1, 0, 8, 2, 0)
+		b.shutdown()
+		return &b.h
+	}},
 	{name: "three resets and then death: the first reset leads", grade: Failed, first: LegalReset, make: func() *history.History {
 		b := clean(1, 3)
 		for range 3 {
@@ -331,6 +346,9 @@ func TestAdversaries(t *testing.T) {
 			}
 			if v.Grade != a.grade || (a.first != "" && first != a.first) {
 				t.Fatalf("want %s %s, got %s %s: %s", a.grade, a.first, v.Grade, first, v.Paragraph)
+			}
+			if a.findings > 0 && len(v.Violations) != a.findings {
+				t.Fatalf("want %d findings, got %d: %s", a.findings, len(v.Violations), v.Paragraph)
 			}
 			if a.reason != "" && !strings.Contains(v.Paragraph, a.reason) {
 				t.Fatalf("the verdict does not say %q: %s", a.reason, v.Paragraph)
