@@ -242,6 +242,10 @@ var adversaries = []adversary{
 		return &history.History{RunID: "r1", Topic: "t", Client: b.h.Client}
 	}},
 
+	{name: "events cut short: no shutdown, no fatal error", grade: Inconclusive, reason: "cut short", make: func() *history.History {
+		return &clean(2, 3).h
+	}},
+
 	// 10. Never stricter than the broker.
 	{name: "a too-large batch split from its base sequence (the Java client)", grade: Pass, make: func() *history.History {
 		b := clean(1, 2)

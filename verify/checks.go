@@ -203,6 +203,7 @@ var Boundaries = []Boundary{
 	{EpochBump, "an epoch bump, a new producer id, failed records in the log", "INFORMATIONAL", "TestInformational"},
 	{"", "lines that could not be read, no FAILED finding from the log", "INCONCLUSIVE", "TestNeverAPassOnNothing"},
 	{"", "client events only: no read-back, no wire record", "INCONCLUSIVE", "TestAdversaries/events only: no read-back, no wire"},
+	{"", "client events that end without shutdown_complete or a fatal error", "INCONCLUSIVE", "TestAdversaries/events cut short: no shutdown, no fatal error"},
 	{"", "a driver that wrote fewer partitions than asked, or others", "INCONCLUSIVE", "TestAdversaries/asked for 12 partitions, wrote one"},
 	{"", "a fault that did not take effect", "INCONCLUSIVE", "TestEffects"},
 	{"", "a reset the broker wrote, no acknowledgement at all", "FAILED", "TestAdversaries/a reset the broker wrote, no ack"},
@@ -235,7 +236,7 @@ func RulesMarkdown() string {
 		what string
 	}{
 		{Failed, "the promise was broken: a producer that is not idempotent, a record acknowledged and lost, duplicated or reordered, a silent gap, a deviant batch the broker wrote, a sequence reused for other records after a send of it may have been written, a fatal, stalled or given-up producer, one that did not recover from a deviation"},
-		{Inconclusive, "the history cannot carry a full verdict: lines or batches that could not be read (then only findings from the log and from what the client printed stand), a part missing (no client events, no read-back, no wire record), acknowledgements that cannot be matched or lie where the read-back did not read, a driver that did not do what it was asked, a fault that did not take effect, or no record acknowledged and nothing else to judge; a FAILED finding wins over all but unreadable input"},
+		{Inconclusive, "the history cannot carry a full verdict: lines or batches that could not be read (then only findings from the log and from what the client printed stand), a part missing (no client events, events that end without shutdown_complete, no read-back, no wire record), acknowledgements that cannot be matched or lie where the read-back did not read, a driver that did not do what it was asked, a fault that did not take effect, or no record acknowledged and nothing else to judge; a FAILED finding wins over all but unreadable input"},
 		{NonStrict, "a sequence rule broken on the wire only: the broker rejected the batch and never wrote it, and the client recovered (a later record of the partition was acknowledged)"},
 		{Informational, "allowed, worth knowing: an epoch bump, a new producer id, a record reported failed that was written"},
 		{Pass, "every check held"},

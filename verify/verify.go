@@ -237,6 +237,9 @@ func (c *checker) checkInputs() {
 	case c.v.Stats.Acked == 0 && len(c.v.Violations) == 0:
 		c.incomplete = append(c.incomplete, "the client acknowledged no record: there is nothing to judge")
 	}
+	if !c.opts.WireOnly && len(h.Client) > 0 && !c.clientEnded() {
+		c.incomplete = append(c.incomplete, "the client's events end without shutdown_complete or a fatal error: the history may be cut short")
+	}
 	if !c.opts.WireOnly {
 		switch {
 		case !c.hasLog() && len(h.Wire) == 0:
@@ -246,6 +249,17 @@ func (c *checker) checkInputs() {
 		}
 	}
 	c.checkContract()
+}
+
+// clientEnded tells whether the client's events say how it ended: its
+// shutdown, or a fatal error.
+func (c *checker) clientEnded() bool {
+	for _, e := range c.h.Client {
+		if e.Name == history.ShutdownComplete || e.Name == history.ProducerFatal {
+			return true
+		}
+	}
+	return false
 }
 
 // add records a finding and returns its index, or -1 past the cap.

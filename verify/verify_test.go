@@ -124,6 +124,7 @@ func TestLegalHistoriesPass(t *testing.T) {
 		b.send(0, 1, 1, 0, 5, 0)
 		b.send(0, 1, 1, 5, 1, 0)
 		b.shutdown()
+		b.shutdown()
 		mustPass(t, b.check())
 	})
 	t.Run("new producer id", func(t *testing.T) {
@@ -131,6 +132,7 @@ func TestLegalHistoriesPass(t *testing.T) {
 		b.send(0, 1, 0, 0, 3, 0)
 		b.send(0, 2, 0, 0, 3, 0)
 		b.send(1, 2, 0, 0, 3, 0)
+		b.shutdown()
 		mustPass(t, b.check())
 	})
 	t.Run("wrap around after 2^31-1", func(t *testing.T) {
@@ -138,6 +140,7 @@ func TestLegalHistoriesPass(t *testing.T) {
 		b.send(0, 1, 0, maxSequence-2, 3, 0)
 		b.send(0, 1, 0, 0, 3, 0)
 		b.send(0, 1, 0, 3, 1, 0)
+		b.shutdown()
 		mustPass(t, b.check())
 	})
 	t.Run("retry of an unanswered batch lands as a duplicate", func(t *testing.T) {
@@ -160,6 +163,7 @@ func TestLegalHistoriesPass(t *testing.T) {
 		b.ack(0, 2, 2, 1, 0)
 		b.ack(0, 3, 3, 1, 0)
 		b.send(0, 1, 0, 4, 1, 0)
+		b.shutdown()
 		mustPass(t, b.check())
 	})
 	t.Run("failed records reported as errors", func(t *testing.T) {
@@ -168,6 +172,7 @@ func TestLegalHistoriesPass(t *testing.T) {
 		b.send(0, 1, 0, 2, 2, kerr.NotEnoughReplicas.Code)
 		// The failed batch was never written; the client bumps the epoch.
 		b.send(0, 1, 1, 0, 2, 0)
+		b.shutdown()
 		mustPass(t, b.check())
 	})
 }
@@ -355,6 +360,7 @@ func TestRunWideCounters(t *testing.T) {
 			Records: []history.LogRecord{{Offset: off, Counter: 6}}})
 		b.h.Client = append(b.h.Client, history.ClientEvent{Name: history.SendSuccess, Time: b.now, Partition: 0, Offset: off,
 			Counter: 6, RunCounter: true, ProducerID: -1, Epoch: -1})
+		b.shutdown()
 		return b.check()
 	}
 	if v := build(false, false); v.Grade != Pass {
@@ -376,6 +382,7 @@ func TestAckWithoutOffset(t *testing.T) {
 	b := newBuilder()
 	b.send(0, 1, 0, 0, 3, 0)
 	b.h.Client[1].Offset = -1001
+	b.shutdown()
 	if v := b.check(); v.Grade != Pass {
 		t.Fatalf("record in the log, acknowledged without offset: want pass, got %s", v.OneLine())
 	}
