@@ -50,7 +50,7 @@ type ClientLine struct {
 
 var knownEvents = map[string]bool{
 	StartupComplete: true, SendSuccess: true, SendError: true,
-	ShutdownComplete: true, ToolData: true, ProducerFatal: true,
+	ShutdownComplete: true, ToolData: true, ProducerFatal: true, SendPending: true,
 }
 
 // ClientRead is what reading a producer's output gave.

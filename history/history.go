@@ -103,6 +103,10 @@ const (
 	// ProducerFatal says the client gave up for good: no later record can
 	// succeed without a new producer instance.
 	ProducerFatal = "producer_fatal"
+	// SendPending says the driver stopped while the client still held the
+	// record without an outcome (neither acknowledged nor failed): it is
+	// accounted for, and unresolved.
+	SendPending = "producer_send_pending"
 )
 
 // ClientEvent is one line of a producer's JSON output.

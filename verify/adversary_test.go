@@ -149,6 +149,20 @@ var adversaries = []adversary{
 		b.shutdown()
 		return &b.h
 	}},
+	{name: "records reported pending at the stop: unresolved, not lost silently", grade: Failed, first: Liveness, reason: "2 reported still pending", make: func() *history.History {
+		b := clean(1, 2)
+		b.request(0, 1, 0, 4, 2, 4) // records 4-5: no answer
+		b.counters[0] = 6
+		b.send(0, 1, 0, 6, 1, 0)
+		b.event(history.SendPending, 0, -1, 4)
+		b.event(history.SendPending, 0, -1, 5)
+		b.shutdown()
+		h := &b.h
+		if Check(h, Options{}).First(SilentGap) != nil {
+			panic("pending records called a silent gap")
+		}
+		return h
+	}},
 	{name: "acks once, then fails everything for minutes", grade: Failed, first: Liveness, make: func() *history.History {
 		b := clean(1, 2)
 		for i := range int32(20) {

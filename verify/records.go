@@ -109,8 +109,9 @@ type accounting struct {
 	// lastAck is when the client last acknowledged a record.
 	lastAck time.Time
 	// holes counts records neither in the log nor reported below a later
-	// record (silent gaps); lostUnresolved those past every record seen.
-	holes, lostUnresolved int64
+	// record (silent gaps); lostUnresolved those past every record seen;
+	// pending those the driver reported without an outcome at its stop.
+	holes, lostUnresolved, pending int64
 }
 
 // checkRecords checks the records: acknowledged ones are in the log at
@@ -171,16 +172,21 @@ func (c *checker) checkRecords() {
 		}
 	}
 
-	acked, failed := recordSet{}, recordSet{}
+	acked, failed, pending := recordSet{}, recordSet{}, recordSet{}
 	claimed := map[[2]int64]bool{} // (partition, offset) an acknowledgement named
 	var unmatchedAcks, unmatchedErrors, outside int
 	var firstUnmatched, firstOutside history.ClientEvent
 	acct := &c.acct
 	for _, e := range c.h.Client {
+		named := e.Counter >= 0 && (e.Partition >= 0 || e.RunCounter)
+		if e.Name == history.SendPending {
+			pending.put(key(e.Partition), e.Counter)
+			c.acct.pending++
+			continue
+		}
 		if e.Name != history.SendSuccess && e.Name != history.SendError {
 			continue
 		}
-		named := e.Counter >= 0 && (e.Partition >= 0 || e.RunCounter)
 		if e.Name == history.SendError {
 			if named {
 				failed.put(key(e.Partition), e.Counter)
@@ -300,7 +306,7 @@ func (c *checker) checkRecords() {
 	}
 
 	c.checkFailedButWritten(logs)
-	c.accountFor(inLog, acked, failed, unmatchedAcks+unmatchedErrors, key)
+	c.accountFor(inLog, acked, failed, pending, unmatchedAcks+unmatchedErrors, key)
 }
 
 // lost starts an acked-lost finding about acknowledgement e.
@@ -330,9 +336,9 @@ func (c *checker) readWhole(partition int32) bool {
 // the highest one seen that nothing accounts for), then by count against
 // the client's own count of records sent. unnamed counts outcome events
 // that name no record, which may account for any.
-func (c *checker) accountFor(inLog, acked, failed recordSet, unnamed int, key func(int32) int32) {
+func (c *checker) accountFor(inLog, acked, failed, pending recordSet, unnamed int, key func(int32) int32) {
 	seen := recordSet{}
-	for _, set := range []recordSet{inLog, acked, failed} {
+	for _, set := range []recordSet{inLog, acked, failed, pending} {
 		for p, s := range set {
 			for n := int64(0); n <= s.max; n++ {
 				if s.has(n) {
@@ -376,7 +382,7 @@ func (c *checker) accountFor(inLog, acked, failed recordSet, unnamed int, key fu
 				continue // records below the log start cannot be told from lost ones
 			}
 			for n := int64(0); n <= seen[p].max; n++ {
-				if inLog.has(p, n) || acked.has(p, n) || failed.has(p, n) {
+				if inLog.has(p, n) || acked.has(p, n) || failed.has(p, n) || pending.has(p, n) {
 					continue
 				}
 				holes++
@@ -497,6 +503,9 @@ func (c *checker) checkLiveness() {
 		x.Summary = fmt.Sprintf("%d of the %d records the client sent have no outcome: it neither acknowledged nor failed them", unresolved, c.acct.sent)
 		if !lastAck.IsZero() {
 			x.Summary += " after its last acknowledgement"
+		}
+		if c.acct.pending > 0 {
+			x.Summary += fmt.Sprintf(" (%d reported still pending when the driver stopped)", c.acct.pending)
 		}
 		if c.acct.lostUnresolved > 0 {
 			x.Summary += fmt.Sprintf(", and %d of them are not in the log either", c.acct.lostUnresolved)

@@ -108,6 +108,7 @@ async function main() {
   let sent = 0; let acked = 0
   const queues = Array.from({ length: a.partitions }, () => [])
   const busy = new Array(a.partitions).fill(null)
+  const inFlight = new Array(a.partitions).fill(null) // the records of busy[p]
 
   const outcome = (part, recs, err, meta) => {
     for (let i = 0; i < recs.length; i++) {
@@ -126,6 +127,7 @@ async function main() {
   const flush = (part) => {
     if (busy[part] || queues[part].length === 0) return
     const recs = queues[part]; queues[part] = []
+    inFlight[part] = recs
     busy[part] = producer.send({
       ...cfg.send, topic: a.topic,
       messages: recs.map(r => ({ value: r.value, partition: part })),
@@ -134,6 +136,7 @@ async function main() {
       outcome(part, recs, null, meta)
     }, err => outcome(part, recs, err)).finally(() => {
       busy[part] = null
+      inFlight[part] = null
       flush(part)
       wake()
     })
@@ -174,6 +177,11 @@ async function main() {
   for (let p = 0; p < a.partitions; p++) {
     if (queues[p].length) outcome(p, queues[p], { name: 'KafkaJSNotSent', message: 'not sent before the stop' })
     queues[p] = []
+    // A send() still unsettled: its records have no outcome, and say so.
+    for (const r of inFlight[p] || []) {
+      emit({ name: 'producer_send_pending', topic: a.topic, partition: p, counter: r.counter, run_id: a.runId, value: r.value })
+    }
+    inFlight[p] = null
   }
   await producer.disconnect().catch(() => {})
   emit({ name: 'tool_data', sent, acked })

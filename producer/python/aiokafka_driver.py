@@ -52,10 +52,10 @@ async def main():
             # record's future once it is queued.
             fut = await producer.send(a.topic, value=contract.payload(a.run_id, part, c), partition=part)
         except Exception as e:  # refused before it was queued
-            out.sent += 1
+            out.sending(part, c)
             out.error(part, c, e)
         else:
-            out.sent += 1
+            out.sending(part, c)
             pending.add(fut)
             fut.add_done_callback(report(part, c))
             fut.add_done_callback(pending.discard)

@@ -72,18 +72,35 @@ class Outcomes:
     def __init__(self, a):
         self.a, self.acked, self.sent = a, 0, 0
         self._lock = threading.Lock()
+        self._pending = set()  # records handed to the client, no outcome yet
+
+    def sending(self, part, counter):
+        """Counts a record handed to the client; it is pending until its outcome."""
+        with self._lock:
+            self.sent += 1
+            self._pending.add((part, counter))
 
     def success(self, part, counter, offset):
         with self._lock:
             self.acked += 1
+            self._pending.discard((part, counter))
         emit(name="producer_send_success", topic=self.a.topic, partition=part, offset=offset,
              counter=counter, run_id=self.a.run_id, value=payload(self.a.run_id, part, counter).decode())
 
     def error(self, part, counter, exc):
+        with self._lock:
+            self._pending.discard((part, counter))
         emit(name="producer_send_error", topic=self.a.topic, partition=part, counter=counter,
              run_id=self.a.run_id, value=payload(self.a.run_id, part, counter).decode(),
              exception=type(exc).__name__, message=str(exc))
 
     def done(self):
+        # Records the client still holds without an outcome are reported
+        # as such: the verifier accounts for them as unresolved, not lost.
+        with self._lock:
+            pending = sorted(self._pending)
+        for part, counter in pending:
+            emit(name="producer_send_pending", topic=self.a.topic, partition=part, counter=counter,
+                 run_id=self.a.run_id, value=payload(self.a.run_id, part, counter).decode())
         emit(name="tool_data", sent=self.sent, acked=self.acked)
         emit(name="shutdown_complete")

@@ -36,7 +36,7 @@ def main():
         part = i % a.partitions
         c = counters[part]
         counters[part] += 1
-        out.sent += 1
+        out.sending(part, c)
         try:
             # send blocks while the buffer is full (max_block_ms).
             fut = producer.send(a.topic, value=contract.payload(a.run_id, part, c), partition=part)
