@@ -237,6 +237,7 @@ func BenchmarkVerify1M(b *testing.B) {
 	for i := range int32(100_000) {
 		bl.send(i%4, 1, 0, (i/4)*10, 10, 0)
 	}
+	bl.shutdown()
 	if bl.check().Stats.Acked != 1_000_000 {
 		b.Fatal("history is not 1M records")
 	}

@@ -173,7 +173,6 @@ func (c *checker) checkRecords() {
 	}
 
 	acked, failed, pending := recordSet{}, recordSet{}, recordSet{}
-	claimed := map[[2]int64]bool{} // (partition, offset) an acknowledgement named
 	var unmatchedAcks, unmatchedErrors, outside int
 	var firstUnmatched, firstOutside history.ClientEvent
 	acct := &c.acct
@@ -208,7 +207,6 @@ func (c *checker) checkRecords() {
 			}
 			pl := part(e.Partition)
 			r, ok := pl.at(e.Offset)
-			off := [2]int64{int64(e.Partition), e.Offset}
 			if e.Counter < 0 {
 				// An acknowledgement that names an offset but no record:
 				// the offset must hold a record of this run that no other
@@ -219,17 +217,15 @@ func (c *checker) checkRecords() {
 					x.Summary = fmt.Sprintf("partition %d: a record (the event names none) was acknowledged at offset %d, which is not in the log", e.Partition, e.Offset)
 				case r.Counter < 0:
 					x.Summary = fmt.Sprintf("partition %d: a record (the event names none) was acknowledged at offset %d, which holds another run's record", e.Partition, e.Offset)
-				case claimed[off]:
-					x.Summary = fmt.Sprintf("partition %d: a record (the event names none) was acknowledged at offset %d, which another acknowledgement already named", e.Partition, e.Offset)
+				case acked.has(key(e.Partition), r.Counter):
+					x.Summary = fmt.Sprintf("partition %d: a record (the event names none) was acknowledged at offset %d, whose record %d another acknowledgement already named", e.Partition, e.Offset, r.Counter)
 				default:
-					claimed[off] = true
 					acked.put(key(e.Partition), r.Counter)
 					continue
 				}
 				c.add(x)
 				continue
 			}
-			claimed[off] = true
 			acked.put(key(e.Partition), e.Counter)
 			if ok && r.Counter == e.Counter {
 				continue
