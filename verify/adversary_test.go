@@ -80,7 +80,7 @@ var adversaries = []adversary{
 		b.shutdown()
 		return &b.h
 	}},
-	{name: "acks naming nothing, the log could hold them", grade: Inconclusive, reason: "name no record", make: func() *history.History {
+	{name: "acks naming nothing, the log could hold them", grade: Inconclusive, reason: "names its record", make: func() *history.History {
 		b := newBuilder()
 		for i := range int64(4) {
 			b.log(0, 1, 0, int32(i), 1, i)
@@ -90,7 +90,7 @@ var adversaries = []adversary{
 		b.shutdown()
 		return &b.h
 	}},
-	{name: "a per-partition counter without a partition", grade: Inconclusive, reason: "name no record", make: func() *history.History {
+	{name: "a per-partition counter without a partition", grade: Failed, first: AckedLost, reason: "name no record", make: func() *history.History {
 		b := clean(1, 2)
 		b.log(0, 1, 0, 4, 1, 4)
 		b.event(history.SendSuccess, -1, -1, 4)

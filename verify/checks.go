@@ -138,7 +138,7 @@ var Rules = []Rule{
 		"NON-STRICT when the broker rejected the batch and never wrote it and the client recovered; FAILED when it is in the log.",
 		[]string{kip360, brokerEpoch, kafka12152}},
 	{AckedLost, "Every acknowledged record MUST be in the log at its acknowledged offset (acks=all); an acknowledgement that names an offset but no record MUST match a record of this run at that offset that no other acknowledgement names.",
-		"FAILED. Acknowledgements that name no record at all are FAILED when they outnumber this run's records in the log that no other acknowledgement names, else INCONCLUSIVE; one where the read-back did not read is INCONCLUSIVE.",
+		"FAILED. An acknowledgement that names no record at all is FAILED when the client names its records elsewhere, or when such acknowledgements outnumber this run's records in the log that no other acknowledgement names; INCONCLUSIVE when no acknowledgement names its record and the log could hold them all. One where the read-back did not read is INCONCLUSIVE.",
 		[]string{kip98}},
 	{Duplicate, "Every record MUST be in the log at most once.",
 		"FAILED.", []string{kip98, brokerDup, rdkafka4953}},
@@ -190,7 +190,8 @@ var Boundaries = []Boundary{
 	{AckedLost, "an acknowledgement at an offset the log does not have, naming no record", "FAILED", "TestAdversaries/ack at an offset that does not exist, naming no record"},
 	{AckedLost, "two acknowledgements naming no record at one offset", "FAILED", "TestAdversaries/two acks without a record claim one offset"},
 	{AckedLost, "acknowledgements naming nothing, more than the log's unclaimed records", "FAILED", "TestAdversaries/acks naming nothing, more than the log holds"},
-	{AckedLost, "acknowledgements naming nothing, no more than the log's unclaimed records", "INCONCLUSIVE", "TestAdversaries/acks naming nothing, the log could hold them"},
+	{AckedLost, "no acknowledgement names its record, no more of them than the log's unclaimed records", "INCONCLUSIVE", "TestAdversaries/acks naming nothing, the log could hold them"},
+	{AckedLost, "one acknowledgement names no record where the others do", "FAILED", "TestAdversaries/a per-partition counter without a partition"},
 	{AckedLost, "an acknowledgement where the read-back did not read", "INCONCLUSIVE", "TestAdversaries/a log start that moved"},
 	{AckedLost, "acknowledged without an offset and not in the log", "FAILED", "TestAckWithoutOffset"},
 	{Duplicate, "a record twice in the log; records out of order", "FAILED", "TestDuplicateAndOrder"},
@@ -237,7 +238,7 @@ func RulesMarkdown() string {
 		what string
 	}{
 		{Failed, "the promise was broken: a producer that is not idempotent, a record acknowledged and lost, duplicated or reordered, a silent gap, a deviant batch the broker wrote, a sequence reused for other records after a send of it may have been written, a fatal, stalled or given-up producer, one that did not recover from a deviation"},
-		{Inconclusive, "the history cannot carry a full verdict: lines or batches that could not be read (then only findings from the log and from what the client printed stand), a part missing (no client events, events that end without shutdown_complete, no read-back, no wire record), acknowledgements that cannot be matched or lie where the read-back did not read, a driver that did not do what it was asked, a fault that did not take effect, or no record acknowledged and nothing else to judge; a FAILED finding wins over all but unreadable input"},
+		{Inconclusive, "the history cannot carry a full verdict: lines or batches that could not be read (then only findings from the log and from what the client printed stand), a part missing (no client events, events that end without shutdown_complete, no read-back, no wire record), acknowledgements none of which names its record, or that lie where the read-back did not read, a driver that did not do what it was asked, a fault that did not take effect, or no record acknowledged and nothing else to judge; a FAILED finding wins over all but unreadable input"},
 		{NonStrict, "a sequence rule broken on the wire only: the broker rejected the batch and never wrote it, and the client recovered (a later record of the partition was acknowledged)"},
 		{Informational, "allowed, worth knowing: an epoch bump, a new producer id, a record reported failed that was written"},
 		{Pass, "every check held"},

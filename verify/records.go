@@ -292,8 +292,15 @@ func (c *checker) checkRecords() {
 			x.Summary = fmt.Sprintf("%d acknowledgements name no record (no partition with a counter or value, no offset), but only %d records of this run in the log are not named by another: at least %d acknowledged records are not in the log",
 				unmatchedAcks, free, unmatchedAcks-free)
 			c.add(x)
+		} else if unmatchedAcks < c.v.Stats.Acked {
+			// The client names the records it acknowledges elsewhere:
+			// an acknowledgement it does not name is a claim the log
+			// cannot back.
+			x := c.lost(firstUnmatched)
+			x.Summary = fmt.Sprintf("%d acknowledgements name no record (no partition with a counter or value, no offset; first at client line %d): what they acknowledge cannot be found in the log", unmatchedAcks, firstUnmatched.Line)
+			c.add(x)
 		} else {
-			c.incomplete = append(c.incomplete, fmt.Sprintf("%d acknowledgements name no record (no partition with a counter or value, no offset; first at client line %d): they cannot be matched to the log", unmatchedAcks, firstUnmatched.Line))
+			c.incomplete = append(c.incomplete, fmt.Sprintf("no acknowledgement names its record (no partition with a counter or value, no offset; first at client line %d): they cannot be matched to the log", firstUnmatched.Line))
 		}
 	}
 	if outside > 0 {
