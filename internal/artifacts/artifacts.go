@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kconform/kconform/verify"
@@ -90,23 +92,43 @@ type Setting struct {
 	StandsFor string `json:"stands_for,omitempty"`
 }
 
-// Commit is the kconform commit this binary was built from, as Go's build
-// information records it ("" when unknown), with "+dirty" when the tree
-// had changes.
+// Commit is the kconform commit this binary was built from, with "+dirty"
+// when the tree had changes: as Go's build information records it, or,
+// when the build left it out (go run, or -buildvcs=false), as git says of
+// the working directory's checkout. "" when neither knows.
 func Commit() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
+	commitOnce.Do(func() { commit = findCommit() })
+	return commit
+}
+
+var (
+	commitOnce sync.Once
+	commit     string
+)
+
+func findCommit() string {
 	var rev, dirty string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = "+dirty"
+				}
 			}
+		}
+	}
+	if rev == "" {
+		out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+		if err != nil {
+			return ""
+		}
+		rev = strings.TrimSpace(string(out))
+		// Only tracked files count, as Go's vcs.modified counts them.
+		if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
+			dirty = "+dirty"
 		}
 	}
 	if len(rev) > 12 {
