@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
@@ -24,6 +25,10 @@ func put(t *testing.T, root, dir string, run artifacts.Run, v verify.Verdict) {
 	}
 	b, _ := json.Marshal(v)
 	if err := os.WriteFile(filepath.Join(d, artifacts.VerdictFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := &history.History{RunID: run.RunID, Topic: "kconform", Scenario: run.Scenario}
+	if err := h.WriteFile(filepath.Join(d, artifacts.HistoryFile)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -77,6 +82,19 @@ func TestImportMergeAndExpectations(t *testing.T) {
 	back, err := Read(dir)
 	if err != nil || len(back) != 2 || back[0].Runs != 3 {
 		t.Fatalf("read back: %v %+v", err, back)
+	}
+	// Every run that did not pass keeps its history; a pass keeps none.
+	for _, rec := range back {
+		for _, run := range rec.RunList {
+			kept := run.Evidence != ""
+			if kept != Keeps(run.Grade) {
+				t.Errorf("%s run %s (%s): evidence %q", rec.Key(), run.RunID, run.Grade, run.Evidence)
+				continue
+			}
+			if h, _, err := history.ReadFile(filepath.Join(dir, run.Evidence)); kept && (err != nil || h.RunID != run.RunID) {
+				t.Errorf("%s: kept history %s: %v", rec.Key(), run.Evidence, err)
+			}
+		}
 	}
 
 	// No expectation: a FAILED cell differs, naming the cell.

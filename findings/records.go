@@ -1,8 +1,10 @@
 package findings
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
@@ -60,9 +63,34 @@ type Run struct {
 	// Dir is the run's artifacts folder where it was imported from.
 	Dir   string   `json:"dir"`
 	First *Finding `json:"first_violation,omitempty"`
-	// settings and version travel to the record, not to the file.
+	// Evidence is the run's history, gzipped, relative to the results
+	// folder: kept for every run that did not pass, so that it can be
+	// judged again (kconform verify --results).
+	Evidence string `json:"evidence,omitempty"`
+	// settings and version travel to the record, not to the file; source
+	// is the run's artifacts folder while it is being imported.
 	settings []artifacts.Setting
 	version  string
+	source   string
+}
+
+// Keeps tells whether a run of this grade keeps its history as evidence:
+// every run that did not pass (PASS, INFORMATIONAL) and could be judged.
+func Keeps(g verify.Grade) bool {
+	switch g {
+	case verify.Pass, verify.Informational, verify.NotApplicable, verify.Error:
+		return false
+	}
+	return true
+}
+
+// EvidencePath is where a run's kept history lives under a results folder.
+func (r *Record) EvidencePath(run Run) string {
+	parts := []string{"evidence"}
+	for _, p := range strings.Split(r.Key(), "/") {
+		parts = append(parts, unsafeChars.ReplaceAllString(p, "_"))
+	}
+	return filepath.ToSlash(filepath.Join(append(parts, unsafeChars.ReplaceAllString(run.RunID, "_")+".jsonl.gz")...))
 }
 
 // Finding is the evidence of a run that did not pass.
@@ -176,7 +204,7 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 	kafkaMode, client, folder := parts[len(parts)-3], parts[len(parts)-2], parts[len(parts)-1]
 	kafka, mode, _ := strings.Cut(kafkaMode, "-")
 	rec := Record{Kafka: kafka, Mode: mode, Client: client, Scenario: runSuffix.ReplaceAllString(folder, "")}
-	run := Run{Dir: filepath.ToSlash(rel), RunID: filepath.ToSlash(rel)}
+	run := Run{Dir: filepath.ToSlash(rel), RunID: filepath.ToSlash(rel), source: dir}
 	var meta artifacts.Run
 	if err := artifacts.ReadJSON(filepath.Join(dir, artifacts.RunFile), &meta); err == nil {
 		// kconform's own self-tests (the broken producer, the garbage
@@ -227,18 +255,69 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 		if err := artifacts.ReadJSON(filepath.Join(dir, artifacts.VerdictFile), &v); err != nil {
 			return Record{}, Run{}, false, err
 		}
-		run.Grade = v.Grade
+		run.Grade, run.Check = Outcome(&v)
 		switch {
 		case v.Grade == verify.Inconclusive && len(v.Inconclusive) > 0:
 			run.First = &Finding{Summary: v.Inconclusive[0]}
 		case len(v.Violations) > 0:
 			x := worstViolation(v)
-			run.Check = string(x.Check)
 			run.First = &Finding{Check: string(x.Check), Summary: x.Summary, BrokerAnswer: x.BrokerAnswer,
 				Answers: x.Answers, InLog: x.InLog, ClientLog: clientLogLine(dir)}
 		}
 	}
 	return rec, run, true, nil
+}
+
+// Outcome is what a record keeps of a verdict: its grade, and the check
+// of its first finding of that grade ("" when the verdict is
+// INCONCLUSIVE for a reason rather than a finding, or has none).
+func Outcome(v *verify.Verdict) (verify.Grade, string) {
+	if len(v.Violations) == 0 || v.Grade == verify.Inconclusive && len(v.Inconclusive) > 0 {
+		return v.Grade, ""
+	}
+	return v.Grade, string(worstViolation(*v).Check)
+}
+
+// Rejudged is one kept run judged again.
+type Rejudged struct {
+	Record Record
+	Run    Run
+	// Grade and Check are the new verdict's outcome.
+	Grade verify.Grade
+	Check string
+	// Verdict is the new verdict.
+	Verdict *verify.Verdict
+}
+
+// Changed tells whether the new verdict differs from the one recorded.
+func (x Rejudged) Changed() bool { return x.Grade != x.Run.Grade || x.Check != x.Run.Check }
+
+// Rejudge judges every run kept as evidence under the results folder dir
+// again with judge, in record order.
+func Rejudge(dir string, judge func(Record, *history.History) (*verify.Verdict, error)) ([]Rejudged, error) {
+	records, err := Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Rejudged
+	for _, r := range records {
+		for _, run := range r.RunList {
+			if run.Evidence == "" {
+				continue
+			}
+			h, _, err := history.ReadFile(filepath.Join(dir, run.Evidence))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", r.Key(), err)
+			}
+			v, err := judge(r, h)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", r.Key(), err)
+			}
+			g, c := Outcome(v)
+			out = append(out, Rejudged{Record: r, Run: run, Grade: g, Check: c, Verdict: v})
+		}
+	}
+	return out, nil
 }
 
 // worstViolation is the first finding with the verdict's grade.
@@ -325,9 +404,21 @@ func (r *Record) tally() {
 	}
 }
 
-// Write saves each record as its own file under dir/cells.
+// Write saves each record as its own file under dir/cells, and the
+// history of each run just imported that did not pass under dir/evidence.
 func Write(dir string, records []Record) error {
 	for _, r := range records {
+		for i := range r.RunList {
+			run := &r.RunList[i]
+			if run.source == "" || run.Evidence != "" || !Keeps(run.Grade) {
+				continue
+			}
+			rel := r.EvidencePath(*run)
+			if err := keep(filepath.Join(run.source, artifacts.HistoryFile), filepath.Join(dir, rel)); err != nil {
+				return fmt.Errorf("keep the evidence of %s: %w", run.Dir, err)
+			}
+			run.Evidence = rel
+		}
 		path := r.file(dir)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
@@ -341,6 +432,32 @@ func Write(dir string, records []Record) error {
 		}
 	}
 	return nil
+}
+
+// keep gzips the history at src to dst.
+func keep(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	zw, _ := gzip.NewWriterLevel(out, gzip.BestCompression)
+	if _, err := io.Copy(zw, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // Read loads every record under dir/cells.

@@ -14,7 +14,8 @@ import (
 
 // golden is one committed history with the verdict it must get.
 type golden struct {
-	// File is the history under testdata/golden (.jsonl or .jsonl.gz).
+	// File is the history, relative to testdata/golden (.jsonl or
+	// .jsonl.gz); a real run's kept evidence is named under results/.
 	File string `json:"file"`
 	// Grade and Check are the verdict's grade and its worst finding's
 	// check ("" for none).

@@ -9,6 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kconform/kconform/findings"
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/internal/artifacts"
@@ -18,8 +19,9 @@ import (
 )
 
 func runVerify(ctx context.Context, args []string) error {
-	fs := newFlags("verify", "(--history h.jsonl | --events producer.jsonl [--brokers host:port --topic t] | --artifacts dir) [flags]")
+	fs := newFlags("verify", "(--history h.jsonl | --events producer.jsonl [--brokers host:port --topic t] | --artifacts dir | --results results) [flags]")
 	artifacts := fs.String("artifacts", "", "judge every saved scenario run under this folder again, rewriting verdict.json and run.json")
+	results := fs.String("results", "", "judge every run kept as evidence in this results folder again, and fail when a grade or first check differs from its record")
 	historyPath := fs.String("history", "", "a saved history (JSON lines) to judge")
 	eventsPath := fs.String("events", "", "a producer's JSON-lines output to judge")
 	brokers := fs.String("brokers", "", "with --events: read the topic's log back from these brokers")
@@ -31,6 +33,12 @@ func runVerify(ctx context.Context, args []string) error {
 	strict := fs.Bool("strict", strictDefault(), "a NON-STRICT verdict fails too (env KCONFORM_STRICT=1)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *results != "" {
+		if *artifacts != "" || *historyPath != "" || *eventsPath != "" {
+			return usageError{"give --results alone"}
+		}
+		return rejudgeResults(*results)
 	}
 	if *artifacts != "" {
 		if *historyPath != "" || *eventsPath != "" {
@@ -171,6 +179,46 @@ func rejudge(root string, strict bool) error {
 		return failedError{}
 	}
 	return nil
+}
+
+// rejudgeResults judges every history kept as evidence under dir with
+// this kconform's checks, as its scenario judges it, and fails when a
+// run's grade or first check differs from its record: a change of the
+// verifier must come with the records it changes.
+func rejudgeResults(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "cells")); err != nil {
+		return usageError{fmt.Sprintf("no result records under %s (want %s/cells)", dir, dir)}
+	}
+	runs, err := findings.Rejudge(dir, judgeRecord)
+	if err != nil {
+		return err
+	}
+	changed := 0
+	for _, x := range runs {
+		status := "same"
+		if x.Changed() {
+			status, changed = "CHANGED", changed+1
+		}
+		fmt.Printf("%-7s %s run %s: recorded %s %s, now %s\n", status, x.Record.Key(), x.Run.RunID, x.Run.Grade, x.Run.Check, x.Verdict.OneLine())
+	}
+	fmt.Fprintf(os.Stderr, "kconform verify: %d kept runs judged again, %d changed\n", len(runs), changed)
+	if changed > 0 {
+		return failedError{}
+	}
+	return nil
+}
+
+// judgeRecord judges a kept history of a record's cell as its scenario
+// does (in real time for a cell run with the client's defaults).
+func judgeRecord(r findings.Record, h *history.History) (*verify.Verdict, error) {
+	s, err := scenario.ByName(r.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	if r.ClientDefaults {
+		s = s.WithRealTime()
+	}
+	return s.Judge(h), nil
 }
 
 // strictDefault reads KCONFORM_STRICT: set to 1 (or true), a NON-STRICT

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/kconform/kconform/findings"
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
@@ -62,5 +64,50 @@ func TestRejudge(t *testing.T) {
 	}
 	if err := rejudge(root, false); err == nil {
 		t.Error("a FAILED run that was not known-bad must fail the re-judgement")
+	}
+}
+
+// TestResultsAreJudgedAgain: every history kept under results/ gets the
+// grade and first check its record says with this kconform's verifier; a
+// change of the verifier comes with the records it changes. A record that
+// says otherwise than its evidence is caught.
+func TestResultsAreJudgedAgain(t *testing.T) {
+	runs, err := findings.Rejudge("../../results", judgeRecord)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) == 0 {
+		t.Fatal("results/ keeps no evidence: nothing was judged again")
+	}
+	for _, x := range runs {
+		if x.Changed() {
+			t.Errorf("%s run %s: recorded %s %s, judged now %s", x.Record.Key(), x.Run.RunID, x.Run.Grade, x.Run.Check, x.Verdict.OneLine())
+		}
+	}
+	if err := rejudgeResults("../../results"); err != nil {
+		t.Fatalf("kconform verify --results results: %v", err)
+	}
+
+	// A record whose run says PASS over evidence that fails.
+	dir := t.TempDir()
+	x := runs[0]
+	rec := x.Record
+	rec.RunList = []findings.Run{x.Run}
+	rec.RunList[0].Grade, rec.RunList[0].Check = verify.Pass, ""
+	if err := findings.Write(dir, []findings.Record{rec}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join("../../results", x.Run.Evidence))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, x.Run.Evidence)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, x.Run.Evidence), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := rejudgeResults(dir); !errors.As(err, new(failedError)) {
+		t.Fatalf("a record that contradicts its evidence: want a failure, got %v", err)
 	}
 }
