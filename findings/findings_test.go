@@ -114,7 +114,7 @@ func TestImportMergeAndExpectations(t *testing.T) {
 	}
 
 	md := Markdown(recs, []Note{{Client: "c", Scenario: "seed", Text: "The code path.", Issue: "https://example.org/1"}}, []string{"seed"})
-	for _, want := range []string{"| seed | FAILED legal-reset (1/3) |", "In real time with the client's defaults: FAILED legal-reset (0/1) with message.timeout.ms=1800000 added",
+	for _, want := range []string{"| seed | FAILED legal-reset (1/3) |", "FAILED in 1 of 3 runs (compressed timers); with the client's defaults: FAILED legal-reset (0/1) with message.timeout.ms=1800000 added",
 		"The code path. (https://example.org/1)", "`metadata.max.age.ms=3000` compressed (default 300000)", "kconform run --driver c --scenario seed --kafka 2.8.2 --mode zk --real-time --set message.timeout.ms=1800000"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)

@@ -88,13 +88,17 @@ func Markdown(records []Record, notes []Note, order []string) string {
 					b.WriteString(" - |")
 					continue
 				}
-				fmt.Fprintf(&b, " %s |", short(r))
+				mark := ""
+				if r.Runs < 3 && r.Grade != verify.NotApplicable {
+					mark = " †"
+				}
+				fmt.Fprintf(&b, " %s%s |", short(r), mark)
 			}
 			b.WriteString("\n")
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("Each cell: the worst grade over its runs, the check of its first finding, and how many runs passed (PASS or INFORMATIONAL).\n\n")
+	b.WriteString("Each cell: the worst grade over its runs, the check of its first finding, and how many runs passed (PASS or INFORMATIONAL); † marks a cell with fewer than 3 runs.\n\n")
 
 	var evidence []Record
 	for _, r := range records {
@@ -108,6 +112,14 @@ func Markdown(records []Record, notes []Note, order []string) string {
 	b.WriteString("Every FAILED and NON-STRICT cell, and every run in real time or with added settings:\n\n")
 	for _, r := range evidence {
 		fmt.Fprintf(&b, "- **%s, %s, Kafka %s %s, %s: %s**", clientName(r), r.Scenario, r.Kafka, r.Mode, timingText(r), short(r))
+		defaultsTold := false
+		if r.Grade == verify.Failed && !r.variant() && r.Timing != artifacts.TimingDefaults {
+			// A finding that needs the scenario's timers says so first.
+			fmt.Fprintf(&b, ". %s; with the client's defaults: %s", rate(r), realTimeText(r, records))
+			defaultsTold = true
+		} else if r.Grade == verify.Failed || r.Grade == verify.NonStrict {
+			fmt.Fprintf(&b, ". %s", rate(r))
+		}
 		if r.First != nil {
 			fmt.Fprintf(&b, ". First finding: %s", strings.TrimSuffix(r.First.Summary, "."))
 			if r.First.BrokerAnswer != "" {
@@ -131,7 +143,7 @@ func Markdown(records []Record, notes []Note, order []string) string {
 		if c := settingsText(r); c != "" {
 			fmt.Fprintf(&b, " Settings: %s.", c)
 		}
-		if !r.variant() {
+		if !r.variant() && !defaultsTold {
 			fmt.Fprintf(&b, " In real time with the client's defaults: %s.", realTimeText(r, records))
 		}
 		for _, n := range notes {
@@ -178,15 +190,24 @@ func clientName(r Record) string {
 }
 
 func timingText(r Record) string {
-	switch {
-	case r.ClientDefaults && r.Timing == artifacts.TimingReal:
-		return "real outage, the client's default settings"
-	case r.Timing == artifacts.TimingCompressed:
+	switch r.Timing {
+	case artifacts.TimingCompressed:
 		return "compressed timers"
-	case r.Timing == artifacts.TimingReal:
-		return "no compressed timer"
+	case artifacts.TimingScenarioTimeouts:
+		return "the scenario's own client timeouts"
+	case artifacts.TimingDefaults:
+		if r.ClientDefaults {
+			return "real outage, the client's defaults"
+		}
+		return "the client's defaults"
 	}
 	return "timing not recorded"
+}
+
+// rate says how often the cell got its worst grade: "FAILED in 2 of 3
+// runs (compressed timers)".
+func rate(r Record) string {
+	return fmt.Sprintf("%s in %d of %d runs (%s)", r.Grade, r.Grades[r.Grade], r.Runs, timingText(r))
 }
 
 func settingsText(r Record) string {

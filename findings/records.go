@@ -25,8 +25,9 @@ type Record struct {
 	Kafka         string `json:"kafka"`
 	Mode          string `json:"mode"`
 	Scenario      string `json:"scenario"`
-	// Timing is artifacts.TimingCompressed or artifacts.TimingReal ("" for a
-	// run made before kconform recorded it).
+	// Timing is the kind of timing of the runs: artifacts.TimingCompressed,
+	// TimingScenarioTimeouts or TimingDefaults (records made before the
+	// three kinds are read with their settings' kind).
 	Timing string `json:"timing"`
 	// ClientDefaults: the runs left every client setting at its default
 	// (kconform run --real-time).
@@ -212,10 +213,11 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 		if meta.Expect == "reset" || meta.Expect == "inconclusive" {
 			return Record{}, Run{}, false, nil
 		}
-		rec.Scenario, rec.Client, rec.Kafka, rec.Mode, rec.Timing = meta.Scenario, meta.Client, meta.Kafka, meta.Mode, meta.Timing
+		rec.Scenario, rec.Client, rec.Kafka, rec.Mode = meta.Scenario, meta.Client, meta.Kafka, meta.Mode
 		// A seed in real time has no compressed timer: before runs recorded
 		// client_defaults, that was the only way to run it.
 		rec.ClientDefaults = meta.ClientDefaults || meta.Scenario == "seed" && meta.Timing == artifacts.TimingReal
+		rec.Timing = artifacts.TimingOf(meta.Settings, rec.ClientDefaults)
 		run.RunID, run.Commit, run.settings, run.version = meta.RunID, meta.Commit, meta.Settings, meta.ClientVersion
 		if !meta.Started.IsZero() {
 			run.Date = meta.Started.UTC().Format("2006-01-02")
@@ -477,6 +479,9 @@ func Read(dir string) ([]Record, error) {
 		if err := artifacts.ReadJSON(path, &r); err != nil {
 			return err
 		}
+		// Records made before the three timing kinds said "real-time" for
+		// both the scenario's timeouts and the client's defaults.
+		r.Timing = artifacts.TimingOf(r.Settings, r.ClientDefaults)
 		out = append(out, r)
 		return nil
 	})

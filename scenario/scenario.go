@@ -261,7 +261,7 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 		Asked:   &history.Asked{Partitions: cfg.Partitions, Count: cfg.Count, Rate: cfg.Rate},
 		LogRead: true, Log: log, ReadBack: ranges, Wire: tap.Wire(), Faults: faults}
 	run = artifacts.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
-		ClientVersion: drv.Version(), Timing: s.Timing(drv.Family), ClientDefaults: s.ClientDefaults, Settings: used, Commit: artifacts.Commit()}
+		ClientVersion: drv.Version(), Timing: artifacts.TimingOf(used, s.ClientDefaults), ClientDefaults: s.ClientDefaults, Settings: used, Commit: artifacts.Commit()}
 	return h, run, read.Warnings, nil
 }
 
@@ -332,15 +332,6 @@ func (s Scenario) Settings(drv *driver.Driver, cfg producer.Config) (map[string]
 		used = append(used, u)
 	}
 	return settings, used
-}
-
-// Timing is "compressed" when the scenario shortens a timer of family's
-// client to stand for a longer real outage, else "real-time".
-func (s Scenario) Timing(family string) string {
-	if len(s.Compressed[family]) > 0 && !s.ClientDefaults {
-		return artifacts.TimingCompressed
-	}
-	return artifacts.TimingReal
 }
 
 // WithRealTime returns the scenario as a user meets it: the real outage

@@ -40,7 +40,8 @@ type Run struct {
 	RunID         string    `json:"run_id"`
 	Started       time.Time `json:"started"`
 	Seconds       float64   `json:"seconds"`
-	// Timing is TimingCompressed or TimingReal; Settings every client
+	// Timing is TimingCompressed, TimingScenarioTimeouts or
+	// TimingDefaults (TimingOf the settings); Settings every client
 	// setting the run gave, with its kind (others are the client's own
 	// defaults); Commit the kconform commit that ran it.
 	Timing string `json:"timing,omitempty"`
@@ -61,12 +62,36 @@ type Run struct {
 	Note string `json:"note,omitempty"`
 }
 
-// Timings of a run: client timers compressed with the outage, or the real
-// outage with the clients' defaults.
+// Timings of a run, the three kinds a grade is shown with: client timers
+// compressed to stand for a longer outage; the scenario's own client
+// settings (short timeouts a fault needs), named in the run's settings;
+// or the client's defaults. TimingReal is what runs recorded before the
+// three kinds for the last two, and the folder name of a run in real time.
 const (
-	TimingCompressed = "compressed"
-	TimingReal       = "real-time"
+	TimingCompressed       = "compressed"
+	TimingScenarioTimeouts = "scenario-timeouts"
+	TimingDefaults         = "defaults"
+	TimingReal             = "real-time"
 )
+
+// TimingOf is the timing kind of a run with these settings: compressed when
+// any timer is, the scenario's timeouts when it set any client setting of
+// its own, else the client's defaults (always so for clientDefaults runs).
+func TimingOf(settings []Setting, clientDefaults bool) string {
+	if clientDefaults {
+		return TimingDefaults
+	}
+	kind := TimingDefaults
+	for _, s := range settings {
+		switch s.Kind {
+		case Compressed:
+			return TimingCompressed
+		case ScenarioSetting:
+			kind = TimingScenarioTimeouts
+		}
+	}
+	return kind
+}
 
 // Kinds of a client setting in a run.
 const (
