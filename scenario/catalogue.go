@@ -380,7 +380,8 @@ func expectReset(v *verify.Verdict) error {
 // violation's kind and fields: the client sent base sequence 0 under the
 // producer id and epoch of an acknowledged sequence, the broker answered
 // a reset of that producer with OUT_OF_ORDER_SEQUENCE_NUMBER, and the
-// producer ended fatal.
+// producer ended fatal; or, met before the ISR refilled, the reset was
+// turned away NOT_ENOUGH_REPLICAS until the client bumped its epoch.
 func expectSequenceReset(v *verify.Verdict) error {
 	if err := expectReset(v); err != nil {
 		return err
@@ -399,13 +400,27 @@ func expectSequenceReset(v *verify.Verdict) error {
 	// The client's fatal error quotes the broker's answer: under load the
 	// OUT_OF_ORDER_SEQUENCE_NUMBER can come to a later send of sequence 0
 	// that carried other records, which the verifier files apart.
-	if !outOfOrder && !strings.Contains(strings.ToLower(v.ProducerFatal), "out of order sequence") {
-		return fmt.Errorf("expected the broker to answer a reset with OUT_OF_ORDER_SEQUENCE_NUMBER, got: %s", v.OneLine())
+	outOfOrder = outOfOrder || strings.Contains(strings.ToLower(v.ProducerFatal), "out of order sequence")
+	if outOfOrder && v.ProducerFatal != "" && v.First(verify.Liveness) != nil {
+		return nil
 	}
-	if v.ProducerFatal == "" || v.First(verify.Liveness) == nil {
-		return fmt.Errorf("expected the producer to end fatal, got: %s", v.OneLine())
+	// The same defect met earlier in the restart: every send of the reset
+	// was turned away NOT_ENOUGH_REPLICAS while the ISR refilled, until
+	// the client's message timeout failed the records and librdkafka
+	// bumped its epoch, never fatal (1 of 3 recorded runs on 2.8.2, and a
+	// make test run of 2026-12-03). The reset is the same; the broker
+	// never judged it.
+	turnedAway := len(x.Answers) > 0 && !slices.Contains(x.Answers, "OK")
+	for _, a := range x.Answers {
+		turnedAway = turnedAway && (a == "NOT_ENOUGH_REPLICAS" || a == "no answer")
 	}
-	return nil
+	if !outOfOrder && turnedAway && v.ProducerFatal == "" && v.First(verify.EpochBump) != nil {
+		return nil
+	}
+	if !outOfOrder {
+		return fmt.Errorf("expected the broker to answer a reset with OUT_OF_ORDER_SEQUENCE_NUMBER (or the reset turned away NOT_ENOUGH_REPLICAS, then an epoch bump), got: %s", v.OneLine())
+	}
+	return fmt.Errorf("expected the producer to end fatal, got: %s", v.OneLine())
 }
 
 // GarbageDriver is a driver that prints lines that are not events and

@@ -63,6 +63,25 @@ func TestBrokenExpectsTheReset(t *testing.T) {
 	if err := ExpectSequenceReset.Check(reset); err != nil {
 		t.Errorf("the founding bug's verdict must meet it: %v", err)
 	}
+
+	// The same reset turned away NOT_ENOUGH_REPLICAS until an epoch bump.
+	early := func(answers []string, bump bool) *verify.Verdict {
+		v := &verify.Verdict{Grade: verify.Failed, Violations: []verify.Violation{{Check: verify.LegalReset, Grade: verify.Failed, Source: "wire",
+			Sequence: 0, LastAcked: 5, ProducerID: 1, Epoch: 0, Answers: answers}}}
+		if bump {
+			v.Violations = append(v.Violations, verify.Violation{Check: verify.EpochBump, Grade: verify.Informational})
+		}
+		return v
+	}
+	if err := ExpectSequenceReset.Check(early([]string{"NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS"}, true)); err != nil {
+		t.Errorf("a reset turned away NOT_ENOUGH_REPLICAS, then an epoch bump, must meet it: %v", err)
+	}
+	if err := ExpectSequenceReset.Check(early([]string{"NOT_ENOUGH_REPLICAS"}, false)); err == nil {
+		t.Error("a reset turned away with no epoch bump after it must not meet it")
+	}
+	if err := ExpectSequenceReset.Check(early([]string{"NOT_ENOUGH_REPLICAS", "OK"}, true)); err == nil {
+		t.Error("a reset the broker took must not meet it")
+	}
 }
 
 // A rolling upgrade runs where a next release exists and says why not
