@@ -317,8 +317,9 @@ func CloseInFlight(t Target, within time.Duration) Step {
 	}
 }
 
-// Blackhole has the tap swallow everything for the target's brokers: open
-// connections are closed and new ones get no answer, until Heal.
+// Blackhole cuts the client off from the target's brokers until Heal: open
+// connections are closed, and new ones get no answer until the heal, when
+// what they sent goes on (see wiretap.Tap.Blackhole).
 func Blackhole(t Target) Step {
 	return tapFault("blackhole", t, func(tap *wiretap.Tap, addr string) error {
 		if err := tap.Blackhole(addr); err != nil {

@@ -17,7 +17,7 @@ const TapCommands = `  drop-response TOPIC PARTITION [N]   let the next N produc
                                       NOT_LEADER_FOR_PARTITION or OUT_OF_ORDER_SEQUENCE_NUMBER, or a code)
   delay DURATION                      hold every answer for DURATION (0 ends it)
   close BROKER|all                    close the client connections to a broker (its host:port)
-  blackhole BROKER|all                close them, then accept and never answer, until heal
+  blackhole BROKER|all                close them, then pass nothing either way until heal (a partition)
   hold BROKER|all                     stop passing requests on (answers to earlier ones still come back) until heal
   heal                                end blackholes, holds and delays, drop unused rules`
 

@@ -167,7 +167,7 @@ func Catalogue() []Scenario {
 		},
 		{
 			Name:        "network-cut",
-			Fault:       "the tap cuts the client from the leader of partition 0 (blackhole: connections closed, new ones get no answer), 5 s (shorter than the 15 s delivery timeout), healed, then 25 s (longer)",
+			Fault:       "the tap cuts the client from the leader of partition 0 (blackhole: connections closed, new ones get no answer until the heal, as in a network partition), 5 s (shorter than the 15 s delivery timeout), healed, then 25 s (longer)",
 			Requirement: "After a connection is cut with batches in flight, a producer MUST resend them in order at their own sequences, and records it reports failed MUST NOT leave a sequence reused for other records.",
 			References:  []string{"KIP-98 (ordering with up to 5 requests in flight)", "KAFKA-5494", "librdkafka PR #4438 (possibly persisted messages)"},
 			MustShow:    "the client was producing to the cut broker, and a request to it went unanswered during the cut",

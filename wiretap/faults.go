@@ -174,8 +174,12 @@ func (t *Tap) CloseInFlight(upstream string, within time.Duration) bool {
 	return found
 }
 
-// Blackhole makes the tap accept the broker's connections and requests and
-// never answer or forward them, until Heal.
+// Blackhole cuts clients off from the broker at upstream as a network
+// partition does, until Heal: the tap accepts connections and takes
+// requests but passes nothing on either way; at the heal what it holds
+// goes on in order, as TCP delivers what a partition held up, so a
+// connection opened or used during the cut works again. A client that
+// times out first closes its connection.
 func (t *Tap) Blackhole(upstream string) error {
 	return t.mark(upstream, "blackhole", func(l *listener) { l.blackhole = true })
 }

@@ -42,7 +42,8 @@ type listener struct {
 	addr     string
 	// nodeID is the broker id behind it, once metadata has named it.
 	nodeID int32
-	// blackhole makes the tap take this broker's requests and never answer.
+	// blackhole cuts the client off from this broker, as a network
+	// partition does: requests and answers wait until the heal.
 	blackhole bool
 	// hold makes the tap stop passing requests on to this broker until
 	// Heal, while answers to those already passed on still come back.
@@ -334,19 +335,13 @@ func (t *Tap) fromClient(c *conn) error {
 		case kmsg.InitProducerID:
 			t.recordOn(c, history.WireEvent{Kind: history.InitProducerRequest, Time: now, CorrelationID: h.correlation})
 		}
-		// A held broker gets this request after the heal; meanwhile the
-		// tap reads nothing more from this client connection.
-		for t.held(c.l) {
+		// A held or cut broker gets this request after the heal, as TCP
+		// delivers what a partition held up once the network is back;
+		// meanwhile the tap reads nothing more from this client connection.
+		// A client that gives up on it first closes the connection, and
+		// the request is recorded unanswered.
+		for t.stalled(c.l) {
 			time.Sleep(20 * time.Millisecond)
-		}
-		if t.blackholed(c.l) {
-			// Taken, never forwarded, never answered: queued so that the
-			// connection's later answers wait behind it, as behind a dead
-			// broker, and so that its close records it as unanswered.
-			if p != nil {
-				t.enqueue(c, p)
-			}
-			continue
 		}
 		if p != nil {
 			if resp := t.injectFor(c, p); resp != nil {
@@ -365,16 +360,20 @@ func (t *Tap) fromClient(c *conn) error {
 	}
 }
 
-func (t *Tap) held(l *listener) bool {
+// stalled tells whether requests to the broker behind l wait: held, or
+// cut off by a blackhole.
+func (t *Tap) stalled(l *listener) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return l.hold && !t.closed
+	return (l.hold || l.blackhole) && !t.closed
 }
 
+// blackholed tells whether the broker behind l is cut off: its answers
+// wait too.
 func (t *Tap) blackholed(l *listener) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return l.blackhole
+	return l.blackhole && !t.closed
 }
 
 func (t *Tap) enqueue(c *conn, p *pending) {
@@ -416,6 +415,10 @@ func (t *Tap) fromUpstream(c *conn) error {
 		out, err := t.handleResponse(c, p, body)
 		if err != nil {
 			return err
+		}
+		// A cut broker's answers reach the client after the heal.
+		for t.blackholed(c.l) {
+			time.Sleep(20 * time.Millisecond)
 		}
 		c.mu.Lock()
 		p.ready, p.done = out, true

@@ -198,6 +198,63 @@ func TestTapBlackholeAndDelay(t *testing.T) {
 	}
 }
 
+// TestTapHealHeals: a blackhole is a network partition, not a connection
+// that silently dies: a connection the client opened during the cut, and
+// the requests it sent there, go on after the heal, so a correct client
+// with the default 30 s request timeout has its records answered on that
+// connection instead of waiting out the timeout on a dead one.
+func TestTapHealHeals(t *testing.T) {
+	c, tap := tapped(t, 1)
+	cutAt, healAt := make(chan int, 1), make(chan int, 1)
+	go func() {
+		for deadline := time.Now().Add(time.Minute); firstProduceUpstream(tap) == "" && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+		tap.CloseConnections("")
+		for _, a := range c.ListenAddrs() {
+			_ = tap.Blackhole(a)
+		}
+		cut := len(tap.Wire())
+		cutAt <- cut
+		// Heal once the client has opened a connection during the cut.
+		for deadline := time.Now().Add(time.Minute); !connOpenedSince(tap, cut) && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+		healAt <- len(tap.Wire())
+		tap.Heal()
+	}()
+	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 200, Rate: 100})
+	if !v.OK(true) {
+		t.Fatalf("after a healed blackhole: %s", v.Paragraph)
+	}
+	cut, heal := <-cutAt, <-healAt
+	answered := false
+	opened := map[int64]bool{} // connections opened during the cut
+	for i, e := range h.Wire {
+		if i >= cut && i < heal && e.Kind == history.ConnOpen {
+			opened[e.Conn] = true
+		}
+	}
+	for _, x := range h.Exchanges() {
+		answered = answered || opened[x.Request.Conn] && x.Response != nil
+	}
+	if !answered {
+		t.Fatal("no produce request on a connection opened during the cut was answered after the heal")
+	}
+}
+
+// connOpenedSince tells whether the tap recorded a connection opening at
+// or after wire index i.
+func connOpenedSince(tap *Tap, i int) bool {
+	w := tap.Wire()
+	for ; i < len(w); i++ {
+		if w[i].Kind == history.ConnOpen {
+			return true
+		}
+	}
+	return false
+}
+
 // TestTapHold holds requests without cutting anything: no request is left
 // unanswered, none is retried, and the gap in the broker's traffic is the
 // hold's length.
