@@ -144,6 +144,10 @@ type LogBatch struct {
 	Epoch        int16 `json:"epoch"`
 	BaseSequence int32 `json:"base_sequence"`
 	Count        int32 `json:"count"`
+	// LeaderEpoch is the partition leader epoch the batch was written in
+	// (a new leader, a higher epoch); nil in histories that did not record
+	// it.
+	LeaderEpoch *int32 `json:"leader_epoch,omitempty"`
 	// Transactional and Control come from the batch attributes.
 	Transactional bool `json:"transactional,omitempty"`
 	Control       bool `json:"control,omitempty"`

@@ -121,7 +121,9 @@ func ParseBatches(raw []byte, partition int32, offset int64, dec kgo.Decompresso
 		if b.Magic != 2 {
 			return out, next, fmt.Errorf("batch at offset %d has message format v%d; kconform reads v2 only", b.FirstOffset, b.Magic)
 		}
+		epoch := b.PartitionLeaderEpoch
 		lb := history.LogBatch{
+			LeaderEpoch:    &epoch,
 			Partition:      partition,
 			BaseOffset:     b.FirstOffset,
 			ProducerID:     b.ProducerID,

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
 	"github.com/kconform/kconform/history"
 )
 
@@ -294,4 +296,63 @@ func ClosedInFlight() Effect {
 			return fmt.Sprintf("%d close-connections steps, none with a produce request in flight", len(closes)), false
 		},
 	}
+}
+
+// LeadershipMoved: leadership of a partition the client wrote moved while
+// it produced. The log proves it where it records leader epochs: two of
+// this run's batches of one partition written in different leader epochs
+// (every election raises the epoch). A history without them falls back on
+// the wire: a produce request answered NOT_LEADER_OR_FOLLOWER, or a
+// partition's requests going to another broker than before. Scenarios
+// about leadership moves need it; a run whose moves left the client's
+// partitions where they were tested nothing.
+func LeadershipMoved() Effect {
+	return Effect{
+		Requirement: "leadership of a partition the client wrote moved while it produced",
+		prove: func(h *history.History) (string, bool) {
+			epochs := map[int32]int32{}
+			recorded := false
+			for _, b := range h.Log {
+				if b.LeaderEpoch == nil || !ofRun(b) {
+					continue
+				}
+				recorded = true
+				prev, seen := epochs[b.Partition]
+				if seen && *b.LeaderEpoch != prev {
+					return fmt.Sprintf("partition %d: this run's batches went from leader epoch %d to %d at offset %d", b.Partition, prev, *b.LeaderEpoch, b.BaseOffset), true
+				}
+				epochs[b.Partition] = *b.LeaderEpoch
+			}
+			if recorded {
+				return fmt.Sprintf("the log's leader epochs of this run's batches never changed (%d partitions)", len(epochs)), false
+			}
+			leader := map[int32]int32{}
+			for _, x := range h.Exchanges() {
+				q := x.Request
+				for _, b := range q.Batches {
+					if h.Topic != "" && b.Topic != h.Topic {
+						continue
+					}
+					if r, ok := x.Answer(b.Topic, b.Partition); ok && r.ErrorCode == kerr.NotLeaderForPartition.Code {
+						return fmt.Sprintf("partition %d: broker %d answered NOT_LEADER_OR_FOLLOWER at %s", b.Partition, q.Broker, x.Response.Time.Format("15:04:05.000")), true
+					}
+					if prev, ok := leader[b.Partition]; ok && prev != q.Broker {
+						return fmt.Sprintf("partition %d: produce requests went to broker %d, then to broker %d at %s", b.Partition, prev, q.Broker, q.Time.Format("15:04:05.000")), true
+					}
+					leader[b.Partition] = q.Broker
+				}
+			}
+			return "the log records no leader epochs, and no produce request met NOT_LEADER_OR_FOLLOWER or went to another broker", false
+		},
+	}
+}
+
+// ofRun tells whether a log batch holds a record of this run.
+func ofRun(b history.LogBatch) bool {
+	for _, r := range b.Records {
+		if r.Counter >= 0 {
+			return true
+		}
+	}
+	return false
 }

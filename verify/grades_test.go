@@ -338,3 +338,36 @@ func TestChecksDocIsCurrent(t *testing.T) {
 		t.Fatalf("%s is not current: run KCONFORM_UPDATE_DOCS=1 go test ./verify", path)
 	}
 }
+
+// TestLeadershipMoved: a leadership scenario whose moves left the client's
+// partitions where they were is INCONCLUSIVE; the log's leader epochs
+// prove a move, and without them a NOT_LEADER_OR_FOLLOWER answer or a
+// partition's requests moving to another broker do.
+func TestLeadershipMoved(t *testing.T) {
+	epoch := func(e int32) *int32 { return &e }
+	opts := Options{Effects: []Effect{LeadershipMoved()}}
+	b := clean(2, 3)
+	b.shutdown()
+	for i := range b.h.Log {
+		b.h.Log[i].LeaderEpoch = epoch(4)
+	}
+	if v := Check(&b.h, opts); v.Grade != Inconclusive || !strings.Contains(v.Paragraph, "leader epochs of this run's batches never changed") {
+		t.Fatalf("no move: want INCONCLUSIVE, got %s", v.OneLine())
+	}
+	b.h.Log[len(b.h.Log)-1].LeaderEpoch = epoch(5)
+	mustPass(t, Check(&b.h, opts))
+
+	// Without leader epochs: the wire.
+	b = clean(1, 3)
+	b.shutdown()
+	if v := Check(&b.h, opts); v.Grade != Inconclusive {
+		t.Fatalf("one broker throughout, no epochs: want INCONCLUSIVE, got %s", v.OneLine())
+	}
+	b.h.Wire[len(b.h.Wire)-2].Broker = 2 // the last request went to another broker
+	mustPass(t, Check(&b.h, opts))
+	b = clean(1, 2)
+	b.answer(b.request(0, 1, 0, 4, 1, 4), 0, kerr.NotLeaderForPartition.Code)
+	b.sendCounters(0, 1, 0, 4, 1, 4, 0)
+	b.shutdown()
+	mustPass(t, Check(&b.h, opts))
+}
