@@ -108,8 +108,30 @@ func describeExpected(e Expectation) string {
 
 // Update sets the expectation of each record's cell to what its runs
 // show: every grade seen, and the checks of non-passing runs. Other
-// cells' expectations and each kept one's Why stay.
-func Update(ex []Expectation, records []Record) []Expectation {
+// cells' expectations and each kept one's Why stay. An ERROR or
+// INCONCLUSIVE is never taken on faith: for a cell of kconform's own
+// producers (own tells which clients those are) it is a defect to fix,
+// and for any other client its expectation must already say why. Update
+// refuses both, naming every such cell, and changes nothing then.
+func Update(ex []Expectation, records []Record, own func(client string) bool) ([]Expectation, error) {
+	var refused []string
+	for _, r := range records {
+		for _, g := range []verify.Grade{verify.Error, verify.Inconclusive} {
+			if r.Grades[g] == 0 {
+				continue
+			}
+			i := slices.IndexFunc(ex, func(e Expectation) bool { return e.key() == r.Key() })
+			switch {
+			case own(r.Client):
+				refused = append(refused, fmt.Sprintf("%s: %d %s runs of kconform's own producer (a harness defect: fix its cause)", r.Key(), r.Grades[g], g))
+			case i < 0 || ex[i].Why == "":
+				refused = append(refused, fmt.Sprintf("%s: %d %s runs and no why (add one to the cell's expectation, naming a note or a public issue)", r.Key(), r.Grades[g], g))
+			}
+		}
+	}
+	if len(refused) > 0 {
+		return ex, fmt.Errorf("expectations not updated: %s", strings.Join(refused, "; "))
+	}
 	out := slices.Clone(ex)
 	for _, r := range records {
 		e := Expectation{Client: r.Client, Kafka: r.Kafka, Mode: r.Mode, Scenario: r.Scenario, Timing: r.Timing, Defaults: r.ClientDefaults, Added: r.Added}
@@ -131,5 +153,5 @@ func Update(ex []Expectation, records []Record) []Expectation {
 		}
 		out = append(out, e)
 	}
-	return out
+	return out, nil
 }

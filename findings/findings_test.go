@@ -101,7 +101,10 @@ func TestImportMergeAndExpectations(t *testing.T) {
 	if d := Differs(r, nil, false); !strings.Contains(d, "2.8.2-zk/c/seed") || !strings.Contains(d, "FAILED legal-reset") {
 		t.Errorf("no expectation: %q", d)
 	}
-	ex := Update(nil, []Record{r})
+	ex, err := Update(nil, []Record{r}, func(string) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(ex) != 1 || len(ex[0].Grades) != 3 || strings.Join(ex[0].Checks, ",") != "legal-reset,send-order" {
 		t.Fatalf("updated expectation: %+v", ex)
 	}
@@ -156,5 +159,25 @@ func TestImportKeepsErrorRunsApart(t *testing.T) {
 	recs := Merge(Merge(a, b), a)
 	if len(recs) != 1 || recs[0].Runs != 2 || recs[0].Grade != verify.Error {
 		t.Fatalf("want one ERROR cell with two runs, got %+v", recs)
+	}
+}
+
+// An ERROR or INCONCLUSIVE is never taken into an expectation on faith:
+// kconform's own producer must have its cause fixed, any other client's
+// cell needs a why first.
+func TestUpdateRefusesUnexplainedErrors(t *testing.T) {
+	r := Record{Client: "c", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", RunList: []Run{{RunID: "1", Grade: verify.Error}, {RunID: "2", Grade: verify.Pass}}}
+	r.tally()
+	none := func(string) bool { return false }
+	if _, err := Update(nil, []Record{r}, none); err == nil || !strings.Contains(err.Error(), "no why") {
+		t.Fatalf("an ERROR without a why: %v", err)
+	}
+	why := []Expectation{{Client: "c", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", Grades: []verify.Grade{verify.Pass}, Why: "https://example.org/issue/1"}}
+	ex, err := Update(why, []Record{r}, none)
+	if err != nil || len(ex) != 1 || len(ex[0].Grades) != 2 || ex[0].Why == "" {
+		t.Fatalf("an ERROR with a why: %v %+v", err, ex)
+	}
+	if _, err := Update(why, []Record{r}, func(string) bool { return true }); err == nil || !strings.Contains(err.Error(), "own producer") {
+		t.Fatalf("an ERROR of kconform's own producer: %v", err)
 	}
 }

@@ -117,7 +117,11 @@ func runMatrix(ctx context.Context, args []string) error {
 				these = append(these, r)
 			}
 		}
-		if err := findings.WriteExpectations(*expectations, findings.Update(ex, these)); err != nil {
+		updated, err := findings.Update(ex, these, ownProducer)
+		if err != nil {
+			return err
+		}
+		if err := findings.WriteExpectations(*expectations, updated); err != nil {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "kconform matrix: expectations of %d cells written to %s\n", len(these), *expectations)

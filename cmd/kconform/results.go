@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/findings"
 	"github.com/kconform/kconform/scenario"
 )
@@ -50,7 +51,11 @@ func runResults(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := findings.WriteExpectations(path, findings.Update(ex, records)); err != nil {
+		updated, err := findings.Update(ex, records, ownProducer)
+		if err != nil {
+			return err
+		}
+		if err := findings.WriteExpectations(path, updated); err != nil {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "kconform results: expectations of %d cells written to %s\n", len(records), path)
@@ -84,4 +89,12 @@ func findingsSection(dir string, records []findings.Record) (string, error) {
 		return "", err
 	}
 	return findings.Markdown(records, notes, scenario.Names()), nil
+}
+
+// ownProducer tells whether client is kconform's own in-process producer
+// (the reference producer and franz-go), whose ERROR or INCONCLUSIVE is a
+// harness defect, never an expectation.
+func ownProducer(client string) bool {
+	d, err := driver.Lookup(client)
+	return err == nil && d.InProcess()
 }
