@@ -181,3 +181,44 @@ func TestUpdateRefusesUnexplainedErrors(t *testing.T) {
 		t.Fatalf("an ERROR of kconform's own producer: %v", err)
 	}
 }
+
+// A bug report names the versions, the settings with their kinds, the
+// command, the rate, the first violation with the wire around it, the
+// code path and the evidence file.
+func TestIssueReport(t *testing.T) {
+	t0 := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	h := &history.History{RunID: "r", Topic: "kconform", LogRead: true, Log: []history.LogBatch{
+		{Partition: 0, BaseOffset: 0, ProducerID: 7, BaseSequence: 0, Count: 1, Records: []history.LogRecord{{Offset: 0, Counter: 0}}},
+		{Partition: 0, BaseOffset: 1, ProducerID: 7, BaseSequence: 1, Count: 1, Records: []history.LogRecord{{Offset: 1, Counter: 1}}}}}
+	send := func(i int, seq int32, first int64, code int16) {
+		at := t0.Add(time.Duration(i) * time.Second)
+		h.Wire = append(h.Wire,
+			history.WireEvent{Kind: history.ProduceRequest, Time: at, Conn: 1, Broker: 2, CorrelationID: int32(i),
+				Batches: []history.WireBatch{{Topic: "kconform", Partition: 0, ProducerID: 7, BaseSequence: seq, Count: 1, FirstCounter: first, LastCounter: first}}},
+			history.WireEvent{Kind: history.ProduceResponse, Time: at.Add(time.Millisecond), Conn: 1, Broker: 2, CorrelationID: int32(i),
+				Results: []history.ProduceResult{{Topic: "kconform", Partition: 0, ErrorCode: code}}})
+	}
+	send(1, 0, 0, 0)
+	send(2, 1, 1, 0)
+	send(3, 0, 2, 45)
+	v := verify.Check(h, verify.Options{})
+	if v.Grade != verify.Failed || v.First(verify.LegalReset) == nil {
+		t.Fatalf("the history must convict a reset: %s", v.Paragraph)
+	}
+	r := Record{Client: "c", ClientVersion: "c 1.0", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", Timing: artifacts.TimingCompressed,
+		Settings: []artifacts.Setting{{Key: "linger.ms", Value: "5", Kind: artifacts.Compressed, Default: "0"}},
+		RunList:  []Run{{RunID: "r", Grade: verify.Failed, Check: "legal-reset", Evidence: "evidence/2.8.2-zk/c/seed/r.jsonl.gz", First: &Finding{ClientLog: "OUT_OF_ORDER_SEQUENCE_NUMBER, fatal"}}}}
+	r.tally()
+	run, ok := IssueRun(r)
+	if !ok {
+		t.Fatal("no run to report")
+	}
+	md := IssueReport(r, run, []Record{r}, []Note{{Client: "c", Scenario: "seed", Text: "The code path.", Issue: "https://example.org/2"}}, h, v, "results")
+	for _, want := range []string{"c (c 1.0)", "Kafka | 2.8.2, zk mode", "`linger.ms` | `5` | compressed (default 0)", "kconform run --driver c --scenario seed --kafka 2.8.2 --mode zk",
+		"FAILED in 1 of 1 runs (compressed timers)", "| **→** +0.000 s | 2 | 1 | 7, 0 | 0 | 1 | 2-2 | OUT_OF_ORDER_SEQUENCE_NUMBER |",
+		"OUT_OF_ORDER_SEQUENCE_NUMBER, fatal", "The code path. (https://example.org/2)", "results/evidence/2.8.2-zk/c/seed/r.jsonl.gz"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -4,18 +4,29 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
+	"github.com/kconform/kconform/findings"
+	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/report"
+	"github.com/kconform/kconform/verify"
 )
 
 // runReport writes the HTML pages for runs' artifacts: one per scenario
 // run, and index.html with the grid of every cell.
 func runReport(ctx context.Context, args []string) error {
-	fs := newFlags("report", "[--artifacts dir[,more]] [--out dir]")
+	fs := newFlags("report", "[--artifacts dir[,more]] [--out dir] | --issue <kafka-mode/client/scenario> | --issues")
 	dirs := fs.String("artifacts", "artifacts", "artifacts folders, comma-separated: several (a sharded matrix's) are merged into one grid")
-	out := fs.String("out", "", "folder for index.html (default: the first artifacts folder)")
+	out := fs.String("out", "", "folder for index.html (default: the first artifacts folder); with --issues, for the bug reports (default <results>/reports)")
+	issue := fs.String("issue", "", "write a bug report for the client's tracker about this cell of the result records (e.g. 2.8.2-zk/kafkajs/network-cut) to stdout")
+	issues := fs.Bool("issues", false, "write a bug report for every FAILED cell whose run kept its history")
+	results := fs.String("results", "results", "with --issue or --issues: the result records' folder")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *issue != "" || *issues {
+		return writeIssues(*results, *issue, *out)
 	}
 	roots := splitList(*dirs)
 	for _, d := range roots {
@@ -37,5 +48,61 @@ func runReport(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Println(index)
+	return nil
+}
+
+// writeIssues writes the bug report of the cell named key to stdout, or,
+// with key "", of every FAILED cell whose run kept its history into out
+// (default <results>/reports), one Markdown file per cell.
+func writeIssues(results, key, out string) error {
+	records, err := findings.Read(results)
+	if err != nil {
+		return err
+	}
+	notes, err := findings.ReadNotes(filepath.Join(results, "notes.json"))
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		out = filepath.Join(results, "reports")
+	}
+	found := false
+	for _, r := range records {
+		if key != "" && r.Key() != key || key == "" && r.Grade != verify.Failed {
+			continue
+		}
+		found = true
+		run, ok := findings.IssueRun(r)
+		if !ok {
+			if key != "" {
+				return usageError{fmt.Sprintf("%s: no run with its grade (%s) kept its history: run the cell again (%s) and import it with kconform results --import", key, r.Grade, r.Command())}
+			}
+			continue
+		}
+		h, _, err := history.ReadFile(filepath.Join(results, run.Evidence))
+		if err != nil {
+			return err
+		}
+		v, err := judgeRecord(r, h)
+		if err != nil {
+			return err
+		}
+		text := findings.IssueReport(r, run, records, notes, h, v, results)
+		if key != "" {
+			fmt.Print(text)
+			return nil
+		}
+		path := filepath.Join(out, strings.ReplaceAll(r.Key(), "/", "_")+".md")
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return err
+		}
+		fmt.Println(path)
+	}
+	if !found {
+		return usageError{fmt.Sprintf("no cell %q in %s (cells are named <kafka>-<mode>/<client>/<scenario>, as kconform results shows them)", key, results)}
+	}
 	return nil
 }

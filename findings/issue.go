@@ -1,0 +1,173 @@
+package findings
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/verify"
+)
+
+// IssueRun returns the run of r a bug report is about: the first with the
+// record's worst grade that kept its history; false when none did.
+func IssueRun(r Record) (Run, bool) {
+	for _, run := range r.RunList {
+		if run.Grade == r.Grade && run.Evidence != "" {
+			return run, true
+		}
+	}
+	return Run{}, false
+}
+
+// IssueReport renders a bug report for the client's tracker about record r
+// from its run's kept history h and that history's verdict v: versions and
+// modes, settings with their kinds, how to reproduce it, the rate over runs
+// per timing kind, the first violation with the wire exchange around it,
+// the client's own log line, the code path a person read, and the evidence
+// file. records are every record (for the same cell with the client's
+// defaults); resultsDir is where the evidence lives, as the reader names it.
+func IssueReport(r Record, run Run, records []Record, notes []Note, h *history.History, v *verify.Verdict, resultsDir string) string {
+	var b strings.Builder
+	x := firstOfGrade(v)
+	title := string(v.Grade)
+	if x != nil {
+		title = fmt.Sprintf("%s: %s", x.Check, x.Summary)
+	}
+	fmt.Fprintf(&b, "# %s, idempotent producer, %s on Kafka %s (%s): %s\n\n", clientName(r), r.Scenario, r.Kafka, r.Mode, title)
+	fmt.Fprintf(&b, "Found by [kconform](https://github.com/kconform/kconform), a conformance suite that runs the client against real Kafka brokers, injects the scenario's faults, and judges the wire, the client's reports and the log read back.\n\n")
+
+	b.WriteString("## How often\n\n")
+	fmt.Fprintf(&b, "- %s.\n", rate(r))
+	if !r.variant() {
+		fmt.Fprintf(&b, "- With the client's default settings and a real outage: %s.\n", realTimeText(r, records))
+	}
+	if r.Timing != "" && r.Timing != "defaults" && r.Grade == verify.Failed {
+		fmt.Fprintf(&b, "- The runs above use %s; see the settings below.\n", timingText(r))
+	}
+
+	b.WriteString("\n## Environment\n\n")
+	fmt.Fprintf(&b, "| | |\n|---|---|\n| client | %s |\n| Kafka | %s, %s mode, 3 brokers, replication factor 3, min.insync.replicas 2 |\n| scenario | %s |\n| timing | %s |\n| kconform commit | %s |\n| run | %s (%s) |\n",
+		clientName(r), r.Kafka, r.Mode, r.Scenario, timingText(r), valueOr(run.Commit, "not recorded"), run.RunID, valueOr(run.Date, "date not recorded"))
+	if len(r.Settings) > 0 {
+		b.WriteString("\nClient settings (every other setting is the client's default):\n\n| setting | value | kind |\n|---|---|---|\n")
+		for _, s := range r.Settings {
+			kind := s.Kind
+			if s.Default != "" {
+				kind += fmt.Sprintf(" (default %s)", s.Default)
+			}
+			fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", s.Key, s.Value, kind)
+		}
+	}
+
+	b.WriteString("\n## Reproduce\n\n")
+	fmt.Fprintf(&b, "```\n%s\n```\n\nkconform builds the brokers' images from Maven Central, starts the cluster in Docker, runs the client through its wire tap and writes the history, the verdict and the client's log under `artifacts/`.\n", r.Command())
+
+	b.WriteString("\n## What happened\n\n")
+	b.WriteString(v.Paragraph + "\n")
+	if x != nil {
+		fmt.Fprintf(&b, "\n| | |\n|---|---|\n| partition | %d |\n| producer id, epoch | %d, %d |\n| base sequence | %d |\n| sequence due | %d |\n| last sequence acknowledged before it | %d |\n",
+			x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Expected, x.LastAcked)
+		if len(x.Answers) > 0 {
+			fmt.Fprintf(&b, "| broker's answers | %s |\n", strings.Join(verify.CompactAnswers(x.Answers), ", then "))
+		}
+		if x.Fault != nil {
+			fmt.Fprintf(&b, "| fault before it | %s, %.1f s earlier |\n", x.Fault.String(), x.SinceFault)
+		}
+		if w := wireAround(h, *x); w != "" {
+			b.WriteString("\nThe produce requests for the partition around it, as the tap saw them (time from the finding):\n\n")
+			b.WriteString(w)
+		}
+	}
+	if run.First != nil && run.First.ClientLog != "" {
+		fmt.Fprintf(&b, "\nThe client's own log line about it:\n\n```\n%s\n```\n", run.First.ClientLog)
+	}
+
+	var paths []string
+	for _, n := range notes {
+		if n.about(r) {
+			paths = append(paths, n.Text+issueLink(n.Issue))
+		}
+	}
+	if len(paths) > 0 {
+		b.WriteString("\n## Code path\n\n")
+		for _, p := range paths {
+			fmt.Fprintf(&b, "%s\n\n", p)
+		}
+	}
+
+	b.WriteString("\n## Evidence\n\n")
+	ev := filepath.ToSlash(filepath.Join(resultsDir, run.Evidence))
+	fmt.Fprintf(&b, "The run's whole history (client events, every produce request and answer, the fault steps, the log read back) is `%s`; `kconform verify --history %s` judges it again. The cell's record is `%s`.\n",
+		ev, ev, filepath.ToSlash(r.file(resultsDir)))
+	return b.String()
+}
+
+// firstOfGrade is the verdict's first finding with its grade, or nil.
+func firstOfGrade(v *verify.Verdict) *verify.Violation {
+	for i := range v.Violations {
+		if v.Violations[i].Grade == v.Grade {
+			return &v.Violations[i]
+		}
+	}
+	return nil
+}
+
+// wireAround renders the produce requests of the finding's partition
+// around it (six before, six after), with their answers.
+func wireAround(h *history.History, x verify.Violation) string {
+	type row struct {
+		at    time.Time
+		line  string
+		match bool
+	}
+	var rows []row
+	for _, ex := range h.Exchanges() {
+		for _, wb := range ex.Request.Batches {
+			if wb.Partition != x.Partition || (h.Topic != "" && wb.Topic != h.Topic) {
+				continue
+			}
+			records := "?"
+			if wb.FirstCounter >= 0 {
+				records = fmt.Sprintf("%d-%d", wb.FirstCounter, wb.LastCounter)
+			}
+			rows = append(rows, row{at: ex.Request.Time, match: wb.ProducerID == x.ProducerID && wb.Epoch == x.Epoch && wb.BaseSequence == x.Sequence,
+				line: fmt.Sprintf("| %%+.3f s | %d | %d | %d, %d | %d | %d | %s | %s |", ex.Request.Broker, ex.Request.Conn, wb.ProducerID, wb.Epoch, wb.BaseSequence, wb.Count, records, ex.AnswerName(wb.Topic, wb.Partition))})
+		}
+	}
+	at := -1
+	for i, r := range rows {
+		if r.match && !r.at.Before(x.Time.Add(-time.Millisecond)) {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("| time | broker | connection | producer id, epoch | base sequence | records | record numbers | answer |\n|---|---|---|---|---|---|---|---|\n")
+	for i := max(0, at-6); i < min(len(rows), at+7); i++ {
+		line := fmt.Sprintf(rows[i].line, rows[i].at.Sub(x.Time).Seconds())
+		if i == at {
+			line = strings.Replace(line, "| ", "| **→** ", 1)
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+func issueLink(issue string) string {
+	if issue == "" {
+		return ""
+	}
+	return " (" + issue + ")"
+}
+
+func valueOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
