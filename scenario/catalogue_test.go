@@ -6,6 +6,7 @@ import (
 
 	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
 
@@ -105,5 +106,26 @@ func TestRollingUpgradeApplies(t *testing.T) {
 		if (why == "") != c.runs {
 			t.Errorf("rolling-upgrade on %s %s: runs %v, want %v (%q)", c.version, c.mode, why == "", c.runs, why)
 		}
+	}
+}
+
+// kconform's own producer takes the scenario's timers through its Config;
+// its run records them as the scenario's settings all the same, so its
+// timing is not called the client's defaults.
+func TestOwnProducerRecordsConfigTimers(t *testing.T) {
+	s, err := ByName("network-cut")
+	if err != nil {
+		t.Fatal(err)
+	}
+	drv, err := driver.Lookup(driver.Reference)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, used := s.Settings(drv, s.Producer)
+	if got := artifacts.TimingOf(used, false); got != artifacts.TimingScenarioTimeouts {
+		t.Fatalf("network-cut's reference run: timing %s from %+v", got, used)
+	}
+	if _, used := s.WithRealTime().Settings(drv, s.Producer); artifacts.TimingOf(used, true) != artifacts.TimingDefaults {
+		t.Fatalf("in real time: %+v", used)
 	}
 }

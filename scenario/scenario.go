@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kconform/kconform/chaos"
@@ -331,7 +333,31 @@ func (s Scenario) Settings(drv *driver.Driver, cfg producer.Config) (map[string]
 		u.Key, u.Value = k, settings[k]
 		used = append(used, u)
 	}
+	if drv.InProcess() {
+		used = append(used, s.ConfigTimers()...)
+		slices.SortFunc(used, func(a, b artifacts.Setting) int { return strings.Compare(a.Key, b.Key) })
+	}
 	return settings, used
+}
+
+// ConfigTimers are the timers the scenario gives kconform's own producer
+// through its Config rather than as settings, named as Kafka's producer
+// names them, so a run's record shows them like any client's.
+func (s Scenario) ConfigTimers() []artifacts.Setting {
+	var out []artifacts.Setting
+	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
+	for _, t := range []struct {
+		key string
+		d   time.Duration
+	}{{"request.timeout.ms", s.Producer.RequestTimeout}, {"delivery.timeout.ms", s.Producer.DeliveryTimeout}, {"linger.ms", s.Producer.Linger}} {
+		if t.d > 0 {
+			out = append(out, artifacts.Setting{Key: t.key, Value: ms(t.d), Kind: artifacts.ScenarioSetting})
+		}
+	}
+	if s.Producer.Retries > 0 {
+		out = append(out, artifacts.Setting{Key: "retries", Value: strconv.Itoa(s.Producer.Retries), Kind: artifacts.ScenarioSetting})
+	}
+	return out
 }
 
 // WithRealTime returns the scenario as a user meets it: the real outage
