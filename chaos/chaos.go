@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -262,7 +263,7 @@ func Repeat(n int, steps ...Step) Step {
 // answers, closing the connection as a lost answer does.
 func DropResponses(topic string, partition int32, n int) Step {
 	return func(_ context.Context, e *Env) error {
-		e.Tap.DropResponses(or(topic, e.Topic), partition, n)
+		e.Tap.DropResponses(cmp.Or(topic, e.Topic), partition, n)
 		return nil
 	}
 }
@@ -272,7 +273,7 @@ func DropResponses(topic string, partition int32, n int) Step {
 // without passing them on.
 func FailProduces(topic string, partition int32, code int16, n int) Step {
 	return func(_ context.Context, e *Env) error {
-		e.Tap.FailProduces(or(topic, e.Topic), partition, code, n)
+		e.Tap.FailProduces(cmp.Or(topic, e.Topic), partition, code, n)
 		return nil
 	}
 }
@@ -358,13 +359,6 @@ func Heal() Step {
 		e.Tap.Heal()
 		return nil
 	}
-}
-
-func or(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

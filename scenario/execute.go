@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -47,7 +48,7 @@ type Cell struct {
 
 // Dir is the run's artifacts folder.
 func (s Scenario) Dir(cell Cell) string {
-	client := or2(s.Client, cell.Client)
+	client := cmp.Or(s.Client, cell.Client)
 	if d, err := driver.Lookup(client); err == nil {
 		client = d.Name
 	}

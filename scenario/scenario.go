@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -111,16 +112,9 @@ func (r *Result) OK() bool { return r.NotApplicable != "" || r.Run.OK }
 
 // Spec returns the cluster spec the scenario needs on version and mode.
 func (s Scenario) Spec(version string, mode fixtures.Mode) fixtures.Spec {
-	brokers, parts, isr := or(s.Brokers, 3), or(s.Partitions, 3), or(s.MinInsync, 2)
+	brokers, parts, isr := cmp.Or(s.Brokers, 3), cmp.Or(s.Partitions, 3), cmp.Or(s.MinInsync, 2)
 	return fixtures.Spec{Version: version, Mode: mode, Brokers: brokers, BrokerConfig: s.BrokerConfig,
 		Topics: []fixtures.Topic{{Name: Topic, Partitions: parts, MinInsyncReplicas: min(isr, brokers)}}}
-}
-
-func or(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
 }
 
 // Run runs the scenario on a ready cluster in three steps, collect ->
@@ -160,7 +154,7 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 // warnings are lines of the client's output it skipped.
 func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir string, progress io.Writer) (*history.History, artifacts.Run, []string, error) {
 	var run artifacts.Run
-	drv, err := driver.Lookup(or2(s.Client, client))
+	drv, err := driver.Lookup(cmp.Or(s.Client, client))
 	if err != nil {
 		return nil, run, nil, err
 	}
@@ -183,7 +177,7 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 		// The workload stays; the client's settings are its own.
 		cfg = producer.Config{Rate: s.Producer.Rate, Count: s.Producer.Count, BrokenSequences: s.Producer.BrokenSequences}
 	}
-	cfg.Brokers, cfg.Topic, cfg.Partitions, cfg.RunID = tap.Addrs(), Topic, or(s.Partitions, 3), producer.NewRunID()
+	cfg.Brokers, cfg.Topic, cfg.Partitions, cfg.RunID = tap.Addrs(), Topic, cmp.Or(s.Partitions, 3), producer.NewRunID()
 	if cfg.Rate == 0 {
 		cfg.Rate = 200
 	}
@@ -392,13 +386,6 @@ func (s Scenario) Outcome(v *verify.Verdict, run *artifacts.Run) {
 // its fault must have had.
 func (s Scenario) Judge(h *history.History) *verify.Verdict {
 	return verify.Check(h, verify.Options{LivenessBound: s.Liveness, Effects: s.Effects})
-}
-
-func or2(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }
 
 func durationOr(d, def time.Duration) time.Duration {

@@ -148,7 +148,7 @@ func (c *checker) checkRecords() {
 			if r.Counter < 0 {
 				continue
 			}
-			x := blank("", Failed, "log")
+			x := newViolation("", Failed, "log")
 			x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Sequence = b.Partition, r.Offset, r.Counter, b.ProducerID, b.Epoch, b.BaseSequence
 			x.Time = c.sentAt(b)
 			if first, dup := pl.seen.get(r.Counter); dup || inLog.has(key(b.Partition), r.Counter) {
@@ -314,7 +314,7 @@ func (c *checker) checkRecords() {
 
 // lost starts an acked-lost finding about acknowledgement e.
 func (c *checker) lost(e history.ClientEvent) Violation {
-	x := blank(AckedLost, Failed, "log")
+	x := newViolation(AckedLost, Failed, "log")
 	x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Time = e.Partition, e.Offset, e.Counter, e.ProducerID, e.Epoch, e.Time
 	return x
 }
@@ -389,7 +389,7 @@ func (c *checker) accountFor(inLog, acked, failed, pending recordSet, unnamed in
 					continue
 				}
 				holes++
-				x := blank(SilentGap, Failed, "client")
+				x := newViolation(SilentGap, Failed, "client")
 				x.Partition, x.Counter = p, n
 				if p < 0 {
 					x.Summary = fmt.Sprintf("record %d is neither in any partition's log nor reported as failed", n)
@@ -425,7 +425,7 @@ func (c *checker) checkLiveness() {
 	}
 	for _, e := range c.h.Client {
 		if e.Name == history.ProducerFatal {
-			x := blank(Liveness, Failed, "client")
+			x := newViolation(Liveness, Failed, "client")
 			x.Time, x.fatal = e.Time, true
 			x.Summary = fmt.Sprintf("the producer reported a fatal error: %s", e.Error)
 			c.add(x)
@@ -462,7 +462,7 @@ func (c *checker) checkLiveness() {
 			lastError = e.Time
 		}
 	}
-	x := blank(Liveness, Failed, "client")
+	x := newViolation(Liveness, Failed, "client")
 	if !end.IsZero() && !finishedEarly {
 		switch {
 		case !firstAfter.IsZero() && firstAfter.Sub(end) > c.opts.LivenessBound:
@@ -546,7 +546,7 @@ func (c *checker) checkRecovery() {
 		if recovered || failedAfter == 0 && c.acct.sent <= c.acct.resolved {
 			continue
 		}
-		x := blank(Liveness, Failed, "client")
+		x := newViolation(Liveness, Failed, "client")
 		x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Time = d.Partition, d.ProducerID, d.Epoch, d.Sequence, d.Time
 		x.Summary = fmt.Sprintf("partition %d: after the broker turned away its %s deviation (base sequence %d), the client never had a record of the partition acknowledged again", d.Partition, d.Check, d.Sequence)
 		if failedAfter > 0 {
@@ -611,7 +611,7 @@ func (c *checker) checkFailedButWritten(logs map[int32]*partitionLog) {
 	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
 	for _, p := range parts {
 		n := notes[p]
-		x := blank(FailedButWritten, Informational, "client")
+		x := newViolation(FailedButWritten, Informational, "client")
 		x.Partition, x.Counter, x.Offset, x.Time = p, n.first, n.firstOffset, n.time
 		x.Summary = fmt.Sprintf("partition %d: %d records reported failed are in the log (first: record %d at offset %d)", p, n.n, n.first, n.firstOffset)
 		c.add(x)

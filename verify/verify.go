@@ -282,7 +282,9 @@ func (c *checker) add(x Violation) int {
 	return len(c.v.Violations) - 1
 }
 
-func blank(id CheckID, g Grade, source string) Violation {
+// newViolation starts a finding of check id: every field that does not
+// apply is -1 (numbers) or empty.
+func newViolation(id CheckID, g Grade, source string) Violation {
 	return Violation{Check: id, Grade: g, Source: source, Partition: -1, ProducerID: -1, Epoch: -1,
 		Sequence: -1, Expected: -1, LastAcked: -1, Offset: -1, Counter: -1}
 }
@@ -362,7 +364,7 @@ func (c *checker) checkLogSequences() {
 			states[key] = &state{epoch: b.Epoch, next: nextSequence(b.BaseSequence, b.Count)}
 			continue
 		}
-		x := blank("", Failed, "log")
+		x := newViolation("", Failed, "log")
 		x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Offset, x.Expected = b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, b.BaseOffset, s.next
 		x.LastAcked = nextSequence(s.next, -1)
 		x.Time = c.sentAt(b)
@@ -398,7 +400,7 @@ func (c *checker) checkLogSequences() {
 		s.next = nextSequence(b.BaseSequence, b.Count)
 	}
 	if nonIdempotent > 0 && c.v.First(Idempotence) == nil {
-		x := blank(Idempotence, Failed, "log")
+		x := newViolation(Idempotence, Failed, "log")
 		x.Partition, x.Offset, x.Time = first.Partition, first.BaseOffset, c.sentAt(first)
 		x.Summary = fmt.Sprintf("%d batches of this run in the log carry no producer id: the client did not produce idempotently", nonIdempotent)
 		c.add(x)

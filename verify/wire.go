@@ -218,7 +218,7 @@ func (c *checker) checkWire() {
 		}
 	}
 	if nonIdempotent > 0 {
-		x := blank(Idempotence, Failed, "wire")
+		x := newViolation(Idempotence, Failed, "wire")
 		x.Time = firstNonIdempotent.Time
 		x.Summary = fmt.Sprintf("%d produce batches carried no producer id: the client did not produce idempotently", nonIdempotent)
 		c.add(x)
@@ -236,7 +236,7 @@ func (c *checker) producerChange(m *wireModel, e *history.WireEvent, b history.W
 	switch {
 	case !ok:
 		if len(m.pids) > 0 {
-			x := blank(ProducerIDChange, Informational, "wire")
+			x := newViolation(ProducerIDChange, Informational, "wire")
 			x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Time = b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, e.Time
 			x.Summary = fmt.Sprintf("the client moved from producer id %d to %d (first on partition %d)", m.pids[len(m.pids)-1], b.ProducerID, b.Partition)
 			c.add(x)
@@ -244,7 +244,7 @@ func (c *checker) producerChange(m *wireModel, e *history.WireEvent, b history.W
 		m.pids = append(m.pids, b.ProducerID)
 		m.epochs[b.ProducerID] = b.Epoch
 	case b.Epoch > prev:
-		x := blank(EpochBump, Informational, "wire")
+		x := newViolation(EpochBump, Informational, "wire")
 		x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Time = b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, e.Time
 		x.Summary = fmt.Sprintf("producer %d moved from epoch %d to %d (first on partition %d)", b.ProducerID, prev, b.Epoch, b.Partition)
 		c.add(x)
@@ -275,7 +275,7 @@ func (c *checker) wireBatch(m *wireModel, e *history.WireEvent, i int, b history
 			s.clientNext = n
 		}
 	}
-	x := blank("", "", "wire")
+	x := newViolation("", "", "wire")
 	x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Time, x.Counter = b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, e.Time, b.FirstCounter
 	if b.BaseSequence < 0 {
 		// Sequences run from 0 to 2^31-1 and wrap to 0; a negative one
@@ -455,7 +455,7 @@ func (c *checker) logHas(b history.WireBatch) bool {
 // against this one the tap cannot know.
 func (c *checker) judgeAhead(a ahead, firstSends map[batchKey][]sent, connOpened map[int64]int) {
 	b := a.b
-	x := blank("", "", "wire")
+	x := newViolation("", "", "wire")
 	x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Time, x.Counter = b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, a.time, b.FirstCounter
 	x.Expected, x.LastAcked = a.due, a.acked
 	var later *sent
