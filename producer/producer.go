@@ -170,6 +170,13 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Stats, error) {
 	}()
 	_ = cl.Flush(flushCtx)
 	cl.Close()
+	// Close fails what is still buffered, and kgo may call those records'
+	// promises after it returns: wait for every outcome (a bounded time),
+	// so that no event is printed after the run's last line, where a
+	// reader of the output would meet it cut in half.
+	for deadline := time.Now().Add(10 * time.Second); acked.Load()+failed.Load() < sent.Load() && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	close(stopFlush)
 	<-flushed
 
