@@ -356,3 +356,46 @@ func ofRun(b history.LogBatch) bool {
 	}
 	return false
 }
+
+// UnansweredFor: a produce request the client sent to a broker action cut
+// off (sent during the cut, or in flight when it began) waited at least d
+// without an answer while the cut lasted: the client had a batch for a
+// partition whose leader it could not reach for longer than d. aiokafka
+// #1017's condition needs d longer than the client's request timeout.
+func UnansweredFor(action string, d time.Duration) Effect {
+	return Effect{
+		Requirement: fmt.Sprintf("a produce request to the broker %q cut off waited at least %s unanswered while the cut lasted", action, d),
+		prove: func(h *history.History) (string, bool) {
+			longest := time.Duration(0)
+			for _, x := range hits(h, action) {
+				if x.victim < 0 {
+					continue
+				}
+				end := x.end()
+				for _, y := range h.Exchanges() {
+					q := y.Request
+					if q.Broker != x.victim || !hasTopic(q, h.Topic) || q.Time.After(end) || q.Time.Before(x.fault.Time.Add(-2*time.Second)) {
+						continue
+					}
+					if y.Response != nil && y.Response.Time.Before(x.fault.Time) {
+						continue // answered before the cut
+					}
+					until := end
+					if y.Response != nil && y.Response.Time.Before(end) {
+						until = y.Response.Time
+					}
+					start := q.Time
+					if start.Before(x.fault.Time) {
+						start = x.fault.Time
+					}
+					if w := until.Sub(start); w >= d {
+						return fmt.Sprintf("a produce request to broker %d sent %+.1f s from %q waited %.1f s unanswered while the cut lasted", x.victim, q.Time.Sub(x.fault.Time).Seconds(), x.fault.String(), w.Seconds()), true
+					} else if w > longest {
+						longest = w
+					}
+				}
+			}
+			return fmt.Sprintf("no produce request to a cut broker waited %s (the longest: %.1f s)", d, longest.Seconds()), false
+		},
+	}
+}

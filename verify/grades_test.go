@@ -371,3 +371,25 @@ func TestLeadershipMoved(t *testing.T) {
 	b.shutdown()
 	mustPass(t, Check(&b.h, opts))
 }
+
+// TestUnansweredFor: aiokafka #1017's condition is a request to the cut
+// leader left unanswered for longer than the client's request timeout.
+func TestUnansweredFor(t *testing.T) {
+	b := newBuilder()
+	b.send(0, 1, 0, 0, 1, 0)
+	b.h.Wire[len(b.h.Wire)-2].Broker = 1
+	b.fault("blackhole", "broker-1")
+	c := b.request(0, 1, 0, 1, 1, 1)
+	b.h.Wire[len(b.h.Wire)-1].Broker = 1
+	b.tick(8 * time.Second)
+	b.fault("heal", "all")
+	b.h.Faults[1].Repair = true
+	b.answer(c, 0, 0)
+	b.h.Wire[len(b.h.Wire)-1].Broker = 1
+	if r := UnansweredFor("blackhole", 5*time.Second).Prove(&b.h); !r.Shown {
+		t.Errorf("a request unanswered for 8 s of the cut: %s", r.Evidence)
+	}
+	if r := UnansweredFor("blackhole", 10*time.Second).Prove(&b.h); r.Shown {
+		t.Errorf("shown for 10 s: %s", r.Evidence)
+	}
+}
