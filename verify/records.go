@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"time"
@@ -74,6 +75,17 @@ func (r recordSet) put(p int32, c int64) {
 }
 
 func (r recordSet) has(p int32, c int64) bool { return r[p] != nil && r[p].has(c) }
+
+// addAll puts every record of o into r, under the partition key gives.
+func (r recordSet) addAll(o recordSet, key func(int32) int32) {
+	for p, s := range o {
+		for n := int64(0); n <= s.max; n++ {
+			if s.has(n) {
+				r.put(key(p), n)
+			}
+		}
+	}
+}
 
 func (r recordSet) size() int {
 	n := 0
@@ -335,52 +347,29 @@ func (c *checker) readWhole(partition int32) bool {
 }
 
 // accountFor checks that every record the client sent is acknowledged,
-// reported failed, or in the log: first record by record (a counter below
-// the highest one seen that nothing accounts for), then by count against
-// the client's own count of records sent. unnamed counts outcome events
-// that name no record, which may account for any.
+// reported failed or pending, or in the log, record by record: a counter
+// below the highest one seen (on the wire, in the log, in the events) that
+// none of these accounts for is a silent gap. It also counts, for
+// liveness, the records sent (the client's own count, or every record
+// seen) and those with an outcome. unnamed counts outcome events that name
+// no record, which may account for any; record-by-record gaps are not
+// judged then.
 func (c *checker) accountFor(inLog, acked, failed, pending recordSet, unnamed int, key func(int32) int32) {
 	seen := recordSet{}
 	for _, set := range []recordSet{inLog, acked, failed, pending} {
-		for p, s := range set {
-			for n := int64(0); n <= s.max; n++ {
-				if s.has(n) {
-					seen.put(p, n)
-				}
-			}
-		}
+		seen.addAll(set, func(p int32) int32 { return p })
 	}
 	accounted := seen.size()
-	for p, s := range c.wireRecords {
-		for n := int64(0); n <= s.max; n++ {
-			if s.has(n) {
-				seen.put(key(p), n)
-			}
-		}
-	}
+	seen.addAll(c.wireRecords, key)
 	resolved := recordSet{}
-	for _, set := range []recordSet{acked, failed} {
-		for p, s := range set {
-			for n := int64(0); n <= s.max; n++ {
-				if s.has(n) {
-					resolved.put(p, n)
-				}
-			}
-		}
-	}
+	resolved.addAll(acked, func(p int32) int32 { return p })
+	resolved.addAll(failed, func(p int32) int32 { return p })
 	c.acct.sent = max(c.v.Stats.Sent, int64(seen.size()))
 	c.acct.resolved = int64(resolved.size() + unnamed)
 
 	holes := 0
 	if unnamed == 0 {
-		parts := slices.Sorted(func(yield func(int32) bool) {
-			for p := range seen {
-				if !yield(p) {
-					return
-				}
-			}
-		})
-		for _, p := range parts {
+		for _, p := range slices.Sorted(maps.Keys(seen)) {
 			if !c.readWhole(p) {
 				continue // records below the log start cannot be told from lost ones
 			}
