@@ -244,6 +244,14 @@ var adversaries = []adversary{
 		return &b.h
 	}},
 
+	{name: "nothing acknowledged, only an epoch bump", grade: Inconclusive, reason: "acknowledged no record", make: func() *history.History {
+		b := newBuilder()
+		b.send(0, 1, 0, 0, 1, kerr.NotLeaderForPartition.Code)
+		b.send(0, 1, 1, 0, 1, kerr.NotLeaderForPartition.Code)
+		b.shutdown()
+		return &b.h
+	}},
+
 	// 9. Nothing to check the client's claims against.
 	{name: "events only: no read-back, no wire", grade: Inconclusive, reason: "neither a log read-back nor a wire record", make: func() *history.History {
 		b := newBuilder()

@@ -234,7 +234,7 @@ func (c *checker) checkInputs() {
 		}
 	case len(h.Client) == 0:
 		c.incomplete = append(c.incomplete, "the client reported no event: what it acknowledged, failed or gave up cannot be judged")
-	case c.v.Stats.Acked == 0 && len(c.v.Violations) == 0:
+	case c.v.Stats.Acked == 0 && !c.judged():
 		c.incomplete = append(c.incomplete, "the client acknowledged no record: there is nothing to judge")
 	}
 	if !c.opts.WireOnly && len(h.Client) > 0 && !c.clientEnded() {
@@ -249,6 +249,17 @@ func (c *checker) checkInputs() {
 		}
 	}
 	c.checkContract()
+}
+
+// judged tells whether a finding graded worse than INFORMATIONAL stands:
+// something was judged even where the client acknowledged nothing.
+func (c *checker) judged() bool {
+	for _, x := range c.v.Violations {
+		if rank[x.Grade] > rank[Informational] {
+			return true
+		}
+	}
+	return false
 }
 
 // clientEnded tells whether the client's events say how it ended: its
