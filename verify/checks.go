@@ -97,9 +97,8 @@ type Rule struct {
 }
 
 // Broker rules and specifications the checks cite. The broker's lines
-// were read at the tags of the matrix's lines: 2.8.2 (Scala), 3.9.1 and
-// 4.1.0 (Java; 4.4.0 keeps the same rules for producers that are not
-// transactional).
+// were read at 2.8.2 (Scala), 3.9.1 and 4.1.0 (Java), the newest 4.x the
+// sources here hold; the matrix's 4.4.0 was not read.
 const (
 	kip98  = "KIP-98: Exactly Once Delivery and Transactional Messaging (idempotent producer: producer id, epoch, per-partition sequence)"
 	kip360 = "KIP-360: Improve reliability of idempotent/transactional producer (epoch bump on recoverable errors; a new epoch starts at sequence 0)"
