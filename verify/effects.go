@@ -347,16 +347,6 @@ func LeadershipMoved() Effect {
 	}
 }
 
-// ofRun tells whether a log batch holds a record of this run.
-func ofRun(b history.LogBatch) bool {
-	for _, r := range b.Records {
-		if r.Counter >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // UnansweredFor: a produce request the client sent to a broker action cut
 // off (sent during the cut, or in flight when it began) waited at least d
 // without an answer while the cut lasted: the client had a batch for a

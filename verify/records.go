@@ -622,11 +622,8 @@ func (c *checker) checkContract() {
 		}
 	}
 	for _, b := range c.runLog {
-		for _, r := range b.Records {
-			if r.Counter >= 0 {
-				written[b.Partition] = true
-				break
-			}
+		if ofRun(*b) {
+			written[b.Partition] = true
 		}
 	}
 	for p := range c.wireRecords {

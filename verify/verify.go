@@ -306,27 +306,25 @@ func newViolation(id CheckID, g Grade, source string) Violation {
 // judged as this one.
 func (c *checker) scopeLog() {
 	for i := range c.h.Log {
-		b := &c.h.Log[i]
-		for _, r := range b.Records {
-			if r.Counter >= 0 && b.ProducerID >= 0 {
-				c.runPIDs[b.ProducerID] = true
-				break
-			}
+		if b := &c.h.Log[i]; b.ProducerID >= 0 && ofRun(*b) {
+			c.runPIDs[b.ProducerID] = true
 		}
 	}
 	for i := range c.h.Log {
-		b := &c.h.Log[i]
-		ours := c.runPIDs[b.ProducerID]
-		if !ours {
-			for _, r := range b.Records {
-				ours = ours || r.Counter >= 0
-			}
+		if b := &c.h.Log[i]; c.runPIDs[b.ProducerID] || ofRun(*b) {
+			c.runLog = append(c.runLog, b)
 		}
-		if !ours {
-			continue
-		}
-		c.runLog = append(c.runLog, b)
 	}
+}
+
+// ofRun tells whether a log batch holds a record of this run.
+func ofRun(b history.LogBatch) bool {
+	for _, r := range b.Records {
+		if r.Counter >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // sentAt dates a log batch by its first send on the wire, else by the

@@ -105,6 +105,19 @@ type stream struct {
 	sends map[int32]sent
 }
 
+// advance moves the broker's due sequence past batch b, and past the
+// batches sent ahead earlier that now follow in order.
+func (s *stream) advance(b history.WireBatch) {
+	s.next = nextSequence(b.BaseSequence, b.Count)
+	for {
+		p, ok := s.sends[s.next]
+		if !ok {
+			return
+		}
+		s.next = nextSequence(p.b.BaseSequence, p.b.Count)
+	}
+}
+
 // sent is a batch as the client sent it: where and when.
 type sent struct {
 	b     history.WireBatch
@@ -324,15 +337,7 @@ func (c *checker) wireBatch(m *wireModel, e *history.WireEvent, i int, b history
 		return nil
 	case b.BaseSequence == s.next && !seen:
 		record(false)
-		s.next = nextSequence(b.BaseSequence, b.Count)
-		// Batches sent ahead earlier now follow in order.
-		for {
-			p, ok := s.sends[s.next]
-			if !ok {
-				break
-			}
-			s.next = nextSequence(p.b.BaseSequence, p.b.Count)
-		}
+		s.advance(b)
 		if s.next == s.clientNext {
 			s.open = false
 		}
@@ -387,14 +392,7 @@ func (c *checker) wireBatch(m *wireModel, e *history.WireEvent, i int, b history
 		}
 	}
 	record(true)
-	s.next = nextSequence(b.BaseSequence, b.Count)
-	for {
-		p, ok := s.sends[s.next]
-		if !ok {
-			break
-		}
-		s.next = nextSequence(p.b.BaseSequence, p.b.Count)
-	}
+	s.advance(b)
 	s.open = s.next != s.clientNext && seqAfter(s.clientNext, s.next)
 	return nil
 }
