@@ -119,7 +119,7 @@ func firstOfGrade(v *verify.Verdict) *verify.Violation {
 func wireAround(h *history.History, x verify.Violation) string {
 	type row struct {
 		at    time.Time
-		line  string
+		line  string // the columns after the time
 		match bool
 	}
 	var rows []row
@@ -133,7 +133,7 @@ func wireAround(h *history.History, x verify.Violation) string {
 				records = fmt.Sprintf("%d-%d", wb.FirstCounter, wb.LastCounter)
 			}
 			rows = append(rows, row{at: ex.Request.Time, match: wb.ProducerID == x.ProducerID && wb.Epoch == x.Epoch && wb.BaseSequence == x.Sequence,
-				line: fmt.Sprintf("| %%+.3f s | %d | %d | %d, %d | %d | %d | %s | %s |", ex.Request.Broker, ex.Request.Conn, wb.ProducerID, wb.Epoch, wb.BaseSequence, wb.Count, records, ex.AnswerName(wb.Topic, wb.Partition))})
+				line: fmt.Sprintf(" | %d | %d | %d, %d | %d | %d | %s | %s |", ex.Request.Broker, ex.Request.Conn, wb.ProducerID, wb.Epoch, wb.BaseSequence, wb.Count, records, ex.AnswerName(wb.Topic, wb.Partition))})
 		}
 	}
 	at := -1
@@ -149,11 +149,11 @@ func wireAround(h *history.History, x verify.Violation) string {
 	var b strings.Builder
 	b.WriteString("| time | broker | connection | producer id, epoch | base sequence | records | record numbers | answer |\n|---|---|---|---|---|---|---|---|\n")
 	for i := max(0, at-6); i < min(len(rows), at+7); i++ {
-		line := fmt.Sprintf(rows[i].line, rows[i].at.Sub(x.Time).Seconds())
+		mark := ""
 		if i == at {
-			line = strings.Replace(line, "| ", "| **→** ", 1)
+			mark = "**→** "
 		}
-		b.WriteString(line + "\n")
+		fmt.Fprintf(&b, "| %s%+.3f s%s\n", mark, rows[i].at.Sub(x.Time).Seconds(), rows[i].line)
 	}
 	return b.String()
 }
