@@ -73,6 +73,19 @@ var Builtin = map[string]string{
 // it is killed.
 const StopGrace = 30 * time.Second
 
+// KilledError says a driver did not stop within its grace after SIGTERM
+// and was killed: its events end there, and what it left unsettled is a
+// fact about the client to judge, not a failed run.
+type KilledError struct {
+	Driver string
+	Grace  time.Duration
+	At     time.Time
+}
+
+func (e *KilledError) Error() string {
+	return fmt.Sprintf("driver %s did not stop within %s of SIGTERM and was killed", e.Driver, e.Grace)
+}
+
 // stopGrace is StopGrace, shortened by tests.
 var stopGrace = StopGrace
 
@@ -415,7 +428,7 @@ func (d *Driver) Run(ctx context.Context, cfg producer.Config, settings map[stri
 	case <-time.After(stopGrace):
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
-		return fmt.Errorf("driver %s did not stop within %s of SIGTERM and was killed", d.Name, stopGrace)
+		return &KilledError{Driver: d.Name, Grace: stopGrace, At: time.Now()}
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers of the group
 	// 143 is 128+SIGTERM: how a JVM (and a shell waiting on one) reports

@@ -28,6 +28,11 @@ type History struct {
 	// Asked is what the driver was asked to do; nil for a history that
 	// did not record it (assembled by hand, or from before it was kept).
 	Asked *Asked `json:"asked,omitempty"`
+	// Killed says when the driver was killed because it had not stopped
+	// within its grace after SIGTERM; nil when it stopped by itself. Its
+	// events end there, without shutdown_complete, and records it left
+	// without an outcome were still unsettled after the grace.
+	Killed *Killed `json:"killed,omitempty"`
 	// LogRead says the log was read back, so an empty Log means an empty
 	// topic rather than a check without read-back.
 	LogRead bool `json:"log_read"`
@@ -53,6 +58,15 @@ type Asked struct {
 	Count int64 `json:"count,omitempty"`
 	// Rate in records per second; 0 is as fast as the client takes them.
 	Rate float64 `json:"rate,omitempty"`
+}
+
+// Killed records a driver killed at its stop.
+type Killed struct {
+	// At is when it was killed.
+	At time.Time `json:"at"`
+	// GraceMS is how long, in milliseconds, it had between SIGTERM and
+	// the kill.
+	GraceMS int64 `json:"grace_ms"`
 }
 
 // ReadRange is one partition's span of the log read back: offsets Start

@@ -25,11 +25,15 @@ func NewRunID() string {
 }
 
 // events writes JSON-lines events; it is safe for the produce callbacks.
+// Once closed it writes nothing more: a promise kgo calls after the run's
+// last line would otherwise fill the buffer and leave a line cut in half
+// at the end of the output.
 type events struct {
-	mu  sync.Mutex
-	w   *bufio.Writer
-	enc *json.Encoder
-	err error
+	mu     sync.Mutex
+	w      *bufio.Writer
+	enc    *json.Encoder
+	err    error
+	closed bool
 }
 
 func newEvents(w io.Writer) *events {
@@ -41,6 +45,9 @@ func (e *events) emit(l history.ClientLine) {
 	l.Timestamp = time.Now().UnixMilli()
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.closed {
+		return
+	}
 	if err := e.enc.Encode(l); err != nil && e.err == nil {
 		e.err = err
 	}
@@ -49,6 +56,18 @@ func (e *events) emit(l history.ClientLine) {
 func (e *events) flush() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return e.flushLocked()
+}
+
+// close flushes the events and drops every later one.
+func (e *events) close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+	return e.flushLocked()
+}
+
+func (e *events) flushLocked() error {
 	if err := e.w.Flush(); err != nil && e.err == nil {
 		e.err = err
 	}
@@ -184,7 +203,7 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Stats, error) {
 	s, a := st.Sent, st.Acked
 	ev.emit(history.ClientLine{Name: history.ToolData, RunID: cfg.RunID, Sent: &s, Acked: &a})
 	ev.emit(history.ClientLine{Name: history.ShutdownComplete, RunID: cfg.RunID})
-	if err := ev.flush(); err != nil {
+	if err := ev.close(); err != nil {
 		return st, fmt.Errorf("write events: %w", err)
 	}
 	return st, nil

@@ -244,3 +244,23 @@ func TestFranzGoVersionMatchesGoMod(t *testing.T) {
 		t.Fatalf("go.mod does not pin franz-go %s", FranzGoVersion())
 	}
 }
+
+// TestEventsEndWithWholeLines: an outcome reported after the run's last
+// line is dropped, never written cut in half at the end of the output.
+func TestEventsEndWithWholeLines(t *testing.T) {
+	var out bytes.Buffer
+	ev := newEvents(&out)
+	ev.emit(history.ClientLine{Name: history.ShutdownComplete, RunID: "r"})
+	if err := ev.close(); err != nil {
+		t.Fatal(err)
+	}
+	// Enough late lines to fill bufio's buffer several times over.
+	for range 1000 {
+		ev.emit(history.ClientLine{Name: history.SendError, RunID: "r", Message: strings.Repeat("x", 100)})
+	}
+	_ = ev.flush()
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], history.ShutdownComplete) || !strings.HasSuffix(out.String(), "\n") {
+		t.Fatalf("output after close: %d lines, last %q", len(lines), lines[len(lines)-1])
+	}
+}

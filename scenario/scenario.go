@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -201,7 +202,8 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 	prodDone := make(chan error, 1)
 	go func() {
 		err := drv.Run(prodCtx, cfg, settings, events, logs)
-		if err != nil {
+		var killed *driver.KilledError
+		if err != nil && !errors.As(err, &killed) {
 			abort(fmt.Errorf("producer: %w", err))
 		}
 		prodDone <- err
@@ -219,8 +221,14 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 	steps = append(steps, chaos.Wait(durationOr(s.Cooldown, 15*time.Second), "cool-down after the faults"))
 	schedErr := chaos.Run(ctx, env, steps...)
 	stopProducer()
-	if err := <-prodDone; err != nil {
+	// A driver killed at its stop is judged on what it printed: records it
+	// still had were unsettled after its grace on a repaired cluster.
+	var killed *driver.KilledError
+	if err := <-prodDone; err != nil && !errors.As(err, &killed) {
 		return nil, run, nil, fmt.Errorf("producer: %w", err)
+	}
+	if killed != nil {
+		fmt.Fprintf(progress, "kconform: %s: %v; its events are judged as they are\n", s.Name, killed)
 	}
 	if schedErr != nil {
 		if cause := context.Cause(ctx); cause != nil && cause != ctx.Err() {
@@ -256,6 +264,9 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 	h := &history.History{RunID: cfg.RunID, Topic: Topic, Scenario: s.Name, Unreadable: read.Unreadable, Client: read.Events,
 		Asked:   &history.Asked{Partitions: cfg.Partitions, Count: cfg.Count, Rate: cfg.Rate},
 		LogRead: true, Log: log, ReadBack: ranges, Wire: tap.Wire(), Faults: faults}
+	if killed != nil {
+		h.Killed = &history.Killed{At: killed.At, GraceMS: killed.Grace.Milliseconds()}
+	}
 	run = artifacts.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
 		ClientVersion: drv.Version(), Timing: artifacts.TimingOf(used, s.ClientDefaults), ClientDefaults: s.ClientDefaults, Settings: used, Commit: artifacts.Commit()}
 	return h, run, read.Warnings, nil

@@ -161,6 +161,18 @@ var adversaries = []adversary{
 		}
 		return h
 	}},
+	{name: "killed at its stop with records unsettled: no shutdown, judged all the same", grade: Failed, first: Liveness, reason: "was killed", make: func() *history.History {
+		b := clean(1, 2)
+		b.request(0, 1, 0, 4, 2, 4) // records 4-5: no answer by the kill
+		b.log(0, 1, 0, 4, 2, 4)
+		b.h.Killed = &history.Killed{At: b.now, GraceMS: 30000}
+		return &b.h
+	}},
+	{name: "killed at its stop after settling every record", grade: Informational, first: Liveness, reason: "did not exit", make: func() *history.History {
+		b := clean(1, 2)
+		b.h.Killed = &history.Killed{At: b.now, GraceMS: 30000}
+		return &b.h
+	}},
 	{name: "acks once, then fails everything for minutes", grade: Failed, first: Liveness, make: func() *history.History {
 		b := clean(1, 2)
 		for i := range int32(20) {

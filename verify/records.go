@@ -502,6 +502,18 @@ func (c *checker) checkLiveness() {
 		if c.acct.lostUnresolved > 0 {
 			x.Summary += fmt.Sprintf(", and %d of them are not in the log either", c.acct.lostUnresolved)
 		}
+		if k := c.h.Killed; k != nil {
+			x.Summary += fmt.Sprintf("; the driver still held them %d s after SIGTERM and was killed", k.GraceMS/1000)
+		}
+		c.add(x)
+		return
+	}
+	if k := c.h.Killed; k != nil {
+		// Every record settled, but the client hung on its way out: worth
+		// saying, not a broken promise.
+		x := newViolation(Liveness, Informational, "client")
+		x.Time = k.At
+		x.Summary = fmt.Sprintf("the driver settled every record but did not exit within %d s of SIGTERM and was killed", k.GraceMS/1000)
 		c.add(x)
 	}
 }

@@ -263,8 +263,11 @@ func (c *checker) judged() bool {
 }
 
 // clientEnded tells whether the client's events say how it ended: its
-// shutdown, or a fatal error.
+// shutdown, a fatal error, or the kill at its stop.
 func (c *checker) clientEnded() bool {
+	if c.h.Killed != nil {
+		return true // killed at its stop: its events end there by design
+	}
 	for _, e := range c.h.Client {
 		if e.Name == history.ShutdownComplete || e.Name == history.ProducerFatal {
 			return true
