@@ -112,12 +112,19 @@ type Finding struct {
 // "-real-time" for runs with the client's defaults (and a real outage) and
 // "-added-..." for settings a user added.
 func (r *Record) Key() string {
-	k := r.Kafka + "-" + r.Mode + "/" + r.Client + "/" + r.Scenario
-	if r.ClientDefaults {
+	return KeyOf(r.Kafka, r.Mode, r.Client, r.Scenario, r.ClientDefaults, r.Added)
+}
+
+// KeyOf is the key of the record that runs of scenario at these
+// coordinates go to: with the client's defaults (real time) and settings a
+// user added (key=value, in key order), each a record of its own.
+func KeyOf(kafka, mode, client, scenario string, clientDefaults bool, added []string) string {
+	k := kafka + "-" + mode + "/" + client + "/" + scenario
+	if clientDefaults {
 		k += "-real-time"
 	}
-	if len(r.Added) > 0 {
-		k += "-added-" + strings.Join(r.Added, ",")
+	if len(added) > 0 {
+		k += "-added-" + strings.Join(added, ",")
 	}
 	return k
 }

@@ -1,10 +1,11 @@
 package scenario
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/kconform/kconform/driver"
@@ -34,28 +35,74 @@ func (s Scenario) Folder() string {
 	return f
 }
 
-// Cell is one scenario run to carry out: on which Kafka, for which client,
-// and where its folder goes.
-type Cell struct {
+// AddedList is s.Added as key=value, in key order, as records keep them.
+func (s Scenario) AddedList() []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(s.Added)) {
+		out = append(out, k+"="+s.Added[k])
+	}
+	return out
+}
+
+// Coordinates say where a run happens: the Kafka release, its mode and
+// the client. Resolve works them out once, from what a user typed, for the
+// command and the suites alike; everything below takes them as they are.
+type Coordinates struct {
+	// Version is a Kafka release, never a line such as "4.x".
 	Version string
-	Mode    fixtures.Mode
-	// Client names the driver; the scenario's own Client wins.
+	// Mode is zk or kraft, never empty.
+	Mode fixtures.Mode
+	// Client is the driver's name (a built-in name or the user's command
+	// line as given).
 	Client string
+}
+
+// String is how a run's place is shown: "franz-go on Kafka 4.4.0 kraft".
+func (c Coordinates) String() string {
+	return fmt.Sprintf("%s on Kafka %s %s", c.Client, c.Version, c.Mode)
+}
+
+// Resolve turns a version ("4.x" is the newest 4), a mode ("" for the
+// version's default) and a driver name or command line ("" for the
+// reference producer) into Coordinates, refusing what no run could use.
+func Resolve(version, mode, client string) (Coordinates, error) {
+	version = fixtures.ResolveVersion(version)
+	m := fixtures.Mode(mode)
+	if m != "" && m != fixtures.ZooKeeper && m != fixtures.KRaft {
+		return Coordinates{}, fmt.Errorf("mode %q: use zk or kraft", mode)
+	}
+	m = fixtures.ModeFor(version, m)
+	if err := (fixtures.Spec{Version: version, Mode: m}).Check(); err != nil {
+		return Coordinates{}, err
+	}
+	d, err := driver.Lookup(client)
+	if err != nil {
+		return Coordinates{}, err
+	}
+	return Coordinates{Version: version, Mode: m, Client: d.Name}, nil
+}
+
+// For is where s runs at c: a scenario that names its own client (a
+// known-bad expectation, the broken producer) runs that one.
+func (s Scenario) For(c Coordinates) Coordinates {
+	if s.Client != "" {
+		c.Client = s.Client
+	}
+	return c
+}
+
+// Slot is one run's place: its coordinates and its artifacts folder.
+type Slot struct {
+	Coordinates
 	// Root is the artifacts folder; Suffix is added to the run's folder
 	// name ("-run2" for a repeat).
 	Root, Suffix string
 }
 
 // Dir is the run's artifacts folder.
-func (s Scenario) Dir(cell Cell) string {
-	client := cmp.Or(s.Client, cell.Client)
-	if d, err := driver.Lookup(client); err == nil {
-		client = d.Name
-	}
-	if client == "" {
-		client = driver.Reference
-	}
-	return artifacts.Folder(cell.Root, cell.Version, string(fixtures.ModeFor(cell.Version, cell.Mode)), client, s.Folder()+cell.Suffix)
+func (s Scenario) Dir(slot Slot) string {
+	at := s.For(slot.Coordinates)
+	return artifacts.Folder(slot.Root, at.Version, string(at.Mode), at.Client, s.Folder()+slot.Suffix)
 }
 
 // Execute is the one runner the suites and every command share: it
@@ -63,22 +110,23 @@ func (s Scenario) Dir(cell Cell) string {
 // a fresh cluster, runs the scenario on it and closes it. A run that could
 // not finish is recorded in its folder (artifacts.Failed) and returned as
 // an error; node logs are saved with any run that did not pass.
-func (s Scenario) Execute(ctx context.Context, cell Cell, progress io.Writer) (*Result, error) {
-	dir := s.Dir(cell)
+func (s Scenario) Execute(ctx context.Context, slot Slot, progress io.Writer) (*Result, error) {
+	dir := s.Dir(slot)
+	at := s.For(slot.Coordinates)
 	if s.NotApplicable != nil {
-		if why := s.NotApplicable(cell.Version, fixtures.ModeFor(cell.Version, cell.Mode)); why != "" {
+		if why := s.NotApplicable(at.Version, at.Mode); why != "" {
 			if err := artifacts.NotApplicable(dir, why); err != nil {
 				return nil, err
 			}
 			return &Result{Dir: dir, NotApplicable: why}, nil
 		}
 	}
-	c, err := fixtures.Start(ctx, s.Spec(cell.Version, cell.Mode), progress)
+	c, err := fixtures.Start(ctx, s.Spec(at.Version, at.Mode), progress)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close(context.WithoutCancel(ctx))
-	res, err := s.Run(ctx, c, cell.Client, dir, progress)
+	res, err := s.Run(ctx, c, at.Client, dir, progress)
 	if err != nil {
 		saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()

@@ -1,7 +1,6 @@
 package suites
 
 import (
-	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/scenario"
 	"github.com/kconform/kconform/suites/framework"
 )
@@ -39,7 +38,11 @@ var _ = framework.DescribeScenario(scenario.Garbage(func() scenario.Scenario {
 // wire-level verdict on ZooKeeper-mode brokers (labels known-bad and the
 // client's name).
 var _ = func() bool {
-	mode := fixtures.ModeFor(framework.KafkaVersion(), framework.KafkaMode())
+	coords, err := framework.Coordinates()
+	if err != nil {
+		panic(err.Error())
+	}
+	mode := coords.Mode
 	for _, s := range scenario.Catalogue() {
 		for _, client := range scenario.KnownBadClients(s.Name, mode) {
 			s.Client, s.Expect = client, scenario.KnownBadFor(s.Name, client, mode)

@@ -2,20 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/kconform/kconform/driver"
-	"github.com/kconform/kconform/findings"
-	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/matrix"
 	"github.com/kconform/kconform/scenario"
 )
 
-// runMatrix runs scenarios x clients x Kafka versions and writes the table.
+// runMatrix runs scenarios x clients x Kafka versions, files the runs'
+// records and compares them with the expectations.
 func runMatrix(ctx context.Context, args []string) error {
 	fs := newFlags("matrix", "[--clients a,b] [--scenarios x,y] [--kafka 2.8.2:zk,4.4.0]")
 	clients := fs.String("clients", "reference,franz-go,librdkafka-1.8.2,librdkafka,java-4.x", "drivers, comma-separated")
@@ -23,6 +21,9 @@ func runMatrix(ctx context.Context, args []string) error {
 	kafkas := fs.String("kafka", "2.8.2:zk", "Kafka versions, comma-separated, each optionally :zk or :kraft; 4.x is the newest 4 (also 3.x, 2.x)")
 	artifacts := fs.String("artifacts", "artifacts", "folder for histories, verdicts, logs and the matrix")
 	repeat := fs.Int("repeat", 1, "runs per cell, each on a fresh cluster")
+	minRuns := fs.Int("min-runs", 0, "top every cell up to this many runs, counting those its record in --results holds (passes too); a cell that has them is not run")
+	jobs := fs.Int("jobs", 1, "cells run at once, each on its own cluster and ports (real-time runs mostly wait)")
+	realTime := fs.Bool("real-time", false, "run every scenario as users meet it: its real outage and the client's default settings")
 	strict := fs.Bool("strict", strictDefault(), "without an expectation, a NON-STRICT cell fails the matrix too (env KCONFORM_STRICT=1)")
 	confirm := fs.Int("confirm", 1, "runs for a cell whose first run is not a PASS (each on a fresh cluster)")
 	shard := fs.String("shard", "", "i/n: run only every n-th cell, starting with the i-th (1-based), to spread a matrix over machines")
@@ -35,123 +36,51 @@ func runMatrix(ctx context.Context, args []string) error {
 	if *expectations == "" && *results != "" {
 		*expectations = filepath.Join(*results, "expectations.json")
 	}
-	ex, err := findings.ReadExpectations(*expectations)
-	if err != nil {
-		return err
+	if *repeat < 1 || *jobs < 1 || *minRuns < 0 {
+		return usageError{"--repeat and --jobs must be at least 1, --min-runs at least 0"}
 	}
-	shardI, shardN, err := parseShard(*shard)
+	plan, err := matrix.Plan(splitList(*kafkas), splitList(*clients), splitList(*names), *strict)
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	var plans []cellPlan
-	for _, kv := range splitList(*kafkas) {
-		version, mode, _ := strings.Cut(kv, ":")
-		version = fixtures.ResolveVersion(version)
-		if mode != "" && mode != string(fixtures.ZooKeeper) && mode != string(fixtures.KRaft) {
-			return usageError{fmt.Sprintf("%q: the mode after ':' is zk or kraft", kv)}
-		}
-		for _, c := range splitList(*clients) {
-			if _, err := driver.Lookup(c); err != nil {
-				return usageError{err.Error()}
-			}
-			for _, n := range splitList(*names) {
-				s, err := scenario.ByName(n)
-				if err != nil {
-					return usageError{err.Error()}
-				}
-				// Known failures are expectations (the expectations file),
-				// not another kind of run.
-				s.Strict = *strict
-				plans = append(plans, cellPlan{s: s, client: c, kafka: version, mode: fixtures.Mode(mode)})
-			}
+	if *realTime {
+		for i := range plan {
+			plan[i].Scenario = plan[i].Scenario.WithRealTime()
 		}
 	}
-	if len(plans) == 0 {
-		return usageError{"nothing to run: give --clients, --scenarios and --kafka"}
+	mine, err := matrix.Shard(plan, *shard)
+	if err != nil {
+		return usageError{err.Error()}
 	}
-	if shardN > 0 {
-		var mine []cellPlan
-		for i, p := range plans {
-			if i%shardN == shardI-1 {
-				mine = append(mine, p)
-			}
+	if len(mine) < len(plan) {
+		fmt.Fprintf(os.Stderr, "kconform matrix: shard %s: %d of %d cells\n", *shard, len(mine), len(plan))
+	}
+	opts := matrix.Options{Repeat: *repeat, Confirm: *confirm, MinRuns: *minRuns, Jobs: *jobs, Root: *artifacts, Progress: os.Stderr}
+	if *minRuns > 0 {
+		if *results == "" {
+			return usageError{"--min-runs counts the runs in --results: give a results folder"}
 		}
-		fmt.Fprintf(os.Stderr, "kconform matrix: shard %d/%d: %d of %d cells\n", shardI, shardN, len(mine), len(plans))
-		plans = mine
+		if opts.Recorded, err = matrix.Recorded(*results); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "kconform matrix: %d cells, each topped up to %d runs, %d at a time\n", len(mine), *minRuns, *jobs)
+	} else {
+		fmt.Fprintf(os.Stderr, "kconform matrix: %d cells x %d runs (up to %d for a cell that does not pass), %d at a time\n", len(mine), *repeat, max(*repeat, *confirm), *jobs)
 	}
-	fmt.Fprintf(os.Stderr, "kconform matrix: %d cells x %d runs (up to %d for a cell that does not pass)\n", len(plans), *repeat, max(*repeat, *confirm))
 	// A failing cell is a finding, not an error of the matrix run: only
 	// set-up errors end it early, and the table is written either way.
-	outcomes, runErr := runCellsConfirmed(ctx, plans, *repeat, *confirm, *artifacts)
+	outcomes, runErr := matrix.Run(ctx, mine, opts)
 	if _, err := writeTable(*artifacts); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "kconform matrix: table in %s/matrix.md and matrix.json\n", *artifacts)
-	var dirs []string
-	for _, o := range outcomes {
-		dirs = append(dirs, o.dir)
-	}
-	mine, err := findings.ImportDirs(*artifacts, dirs)
-	if err != nil {
-		return err
-	}
-	merged := mine
-	if *results != "" {
-		old, err := findings.Read(*results)
-		if err != nil {
-			return err
-		}
-		merged = findings.Merge(old, mine)
-		if err := findings.Write(*results, merged); err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "kconform matrix: %d cell records in %s/cells\n", len(mine), *results)
-	}
-	if runErr != nil {
+	err = matrix.File(outcomes, matrix.Filing{Root: *artifacts, Results: *results, Expectations: *expectations,
+		Update: *update && runErr == nil, Strict: *strict, Progress: os.Stderr})
+	switch {
+	case runErr != nil:
 		return runErr
-	}
-	if *update {
-		var these []findings.Record
-		for _, r := range merged {
-			if slices.ContainsFunc(mine, func(m findings.Record) bool { return m.Key() == r.Key() }) {
-				these = append(these, r)
-			}
-		}
-		updated, err := findings.Update(ex, these, ownProducer)
-		if err != nil {
-			return err
-		}
-		if err := findings.WriteExpectations(*expectations, updated); err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "kconform matrix: expectations of %d cells written to %s\n", len(these), *expectations)
-		return nil
-	}
-	bad := 0
-	for _, r := range mine {
-		if d := findings.Differs(r, ex, *strict); d != "" {
-			fmt.Fprintf(os.Stderr, "kconform matrix: UNEXPECTED %s\n", d)
-			bad++
-		}
-	}
-	if bad > 0 {
-		fmt.Fprintf(os.Stderr, "kconform matrix: %d of %d cells differ from their expectations (%s); if the change is right, run again with --update-expectations\n", bad, len(mine), *expectations)
+	case errors.Is(err, matrix.ErrUnexpected):
 		return failedError{}
 	}
-	fmt.Fprintf(os.Stderr, "kconform matrix: all %d cells as expected (%s)\n", len(mine), *expectations)
-	return nil
-}
-
-// parseShard reads "i/n"; "" is no sharding (0, 0).
-func parseShard(s string) (int, int, error) {
-	if s == "" {
-		return 0, 0, nil
-	}
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, fmt.Errorf("--shard %q: want i/n with 1 <= i <= n, such as 2/4", s)
-	}
-	return i, n, nil
+	return err
 }

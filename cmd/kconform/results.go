@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/findings"
+	"github.com/kconform/kconform/matrix"
 	"github.com/kconform/kconform/scenario"
 )
 
@@ -51,7 +51,7 @@ func runResults(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		updated, err := findings.Update(ex, records, ownProducer)
+		updated, err := findings.Update(ex, records, matrix.OwnProducer)
 		if err != nil {
 			return err
 		}
@@ -89,12 +89,4 @@ func findingsSection(dir string, records []findings.Record) (string, error) {
 		return "", err
 	}
 	return findings.Markdown(records, notes, scenario.Names()), nil
-}
-
-// ownProducer tells whether client is kconform's own in-process producer
-// (the reference producer and franz-go), whose ERROR or INCONCLUSIVE is a
-// harness defect, never an expectation.
-func ownProducer(client string) bool {
-	d, err := driver.Lookup(client)
-	return err == nil && d.InProcess()
 }

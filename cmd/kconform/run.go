@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
-	"github.com/kconform/kconform/driver"
-	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/matrix"
 	"github.com/kconform/kconform/scenario"
-	"github.com/kconform/kconform/verify"
 )
 
 // runRun runs one scenario for one driver on one Kafka version, repeated.
@@ -32,7 +28,10 @@ func runRun(ctx context.Context, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	*kafka = fixtures.ResolveVersion(*kafka)
+	at, err := scenario.Resolve(*kafka, *mode, *drv)
+	if err != nil {
+		return usageError{err.Error()}
+	}
 	s, err := scenario.ByName(*name)
 	if err != nil {
 		return usageError{err.Error()}
@@ -43,156 +42,41 @@ func runRun(ctx context.Context, args []string) error {
 	if len(added) > 0 {
 		s.Added = added
 	}
-	d, err := driver.Lookup(*drv)
-	if err != nil {
-		return usageError{err.Error()}
-	}
 	switch {
 	case *broken:
 		s = scenario.Broken(s)
 	case *knownBad:
-		m := fixtures.ModeFor(*kafka, fixtures.Mode(*mode))
-		expect := scenario.KnownBadFor(s.Name, d.Name, m)
+		expect := scenario.KnownBadFor(s.Name, at.Client, at.Mode)
 		if expect == nil {
-			return usageError{fmt.Sprintf("no known failure of %s in %s on %s brokers (known there: %v)", d.Name, s.Name, m, scenario.KnownBadClients(s.Name, m))}
+			return usageError{fmt.Sprintf("no known failure of %s in %s on %s brokers (known there: %v)", at.Client, s.Name, at.Mode, scenario.KnownBadClients(s.Name, at.Mode))}
 		}
-		s.Expect, s.Client = expect, d.Name
+		s.Expect, s.Client = expect, at.Client
 	}
 	if *repeat < 1 {
 		return usageError{"--repeat must be at least 1"}
 	}
 	s.Strict = *strict
-	results, err := runCells(ctx, []cellPlan{{s: s, client: *drv, kafka: *kafka, mode: fixtures.Mode(*mode)}}, *repeat, *artifacts)
+	results, err := matrix.Run(ctx, []matrix.Job{{Scenario: s, At: at}}, matrix.Options{Repeat: *repeat, Root: *artifacts, Progress: os.Stderr})
 	if err != nil {
 		return err
 	}
 	return summarize(results)
 }
 
-// cellPlan is one scenario x client x version to run.
-type cellPlan struct {
-	s      scenario.Scenario
-	client string
-	kafka  string
-	mode   fixtures.Mode
-}
-
-// outcome is one finished run of a cellPlan.
-type outcome struct {
-	plan  cellPlan
-	run   int
-	ok    bool
-	grade verify.Grade
-	line  string
-	secs  float64
-	dir   string
-}
-
-// runCells runs each plan repeat times, each on a fresh cluster, with
-// artifacts under root laid out as the suites lay them out (a numbered
-// folder per repeat beyond the first). A scenario that does not apply is
-// recorded as such. Only set-up errors stop it; failing verdicts do not.
-func runCells(ctx context.Context, plans []cellPlan, repeat int, root string) ([]outcome, error) {
-	return runCellsConfirmed(ctx, plans, repeat, repeat, root)
-}
-
-// runCellsConfirmed is runCells, with a cell whose first run is not a PASS
-// run up to confirm times in all, so a finding comes with its rate.
-func runCellsConfirmed(ctx context.Context, plans []cellPlan, repeat, confirm int, root string) ([]outcome, error) {
-	var out []outcome
-	for _, p := range plans {
-		mode := fixtures.ModeFor(p.kafka, p.mode)
-		if err := p.s.Spec(p.kafka, mode).Check(); err != nil {
-			return out, err
-		}
-		d, err := driver.Lookup(clientOf(p))
-		if err != nil {
-			return out, err
-		}
-		if err := d.Prepare(ctx, os.Stderr); err != nil {
-			return out, err
-		}
-		runs := repeat
-		for i := 1; i <= runs; i++ {
-			cell := scenario.Cell{Version: p.kafka, Mode: p.mode, Client: d.Name, Root: root}
-			if repeat > 1 || i > 1 {
-				cell.Suffix = fmt.Sprintf("-run%d", i)
-			}
-			o, err := runOnce(ctx, p, cell)
-			if err != nil {
-				return out, err
-			}
-			o.run = i
-			out = append(out, o)
-			if o.grade == verify.NotApplicable {
-				break
-			}
-			if i == 1 && o.grade != verify.Pass {
-				runs = max(repeat, confirm)
-			}
-		}
-	}
-	return out, nil
-}
-
-// runOnce runs a cell on a fresh cluster through the runner the suites
-// share (scenario.Execute).
-func runOnce(ctx context.Context, p cellPlan, cell scenario.Cell) (outcome, error) {
-	start := time.Now()
-	client := clientOf(p)
-	res, err := p.s.Execute(ctx, cell, os.Stderr)
-	var runErr *scenario.RunError
-	switch {
-	case errors.As(err, &runErr) && ctx.Err() == nil:
-		// The scenario could not finish (a driver that crashed, a fault
-		// that could not be applied): a result of this cell, not of the
-		// whole run.
-		line := "could not run: " + runErr.Err.Error()
-		fmt.Fprintf(os.Stderr, "kconform: %s / %s / Kafka %s %s: %s (artifacts in %s)\n", p.s.Name, client, p.kafka, p.mode, line, runErr.Dir)
-		return outcome{plan: p, grade: verify.Error, line: line, secs: time.Since(start).Seconds(), dir: runErr.Dir}, nil
-	case err != nil:
-		return outcome{}, fmt.Errorf("%s (%s, Kafka %s %s): %w", p.s.Name, client, p.kafka, p.mode, err)
-	case res.NotApplicable != "":
-		fmt.Fprintf(os.Stderr, "kconform: %s does not apply to Kafka %s: %s\n", p.s.Name, p.kafka, res.NotApplicable)
-		return outcome{plan: p, ok: true, grade: verify.NotApplicable, line: "not applicable: " + res.NotApplicable, dir: res.Dir}, nil
-	}
-	line := res.Verdict.OneLine()
-	if res.Run.KnownBad {
-		if res.OK() {
-			line = "failed as expected: " + line
-		} else {
-			line = "NOT the expected failure: " + res.Run.Note
-		}
-	}
-	fmt.Fprintf(os.Stderr, "kconform: %s / %s / Kafka %s %s: %s (%.0f s; artifacts in %s)\n",
-		p.s.Name, client, p.kafka, res.Run.Mode, line, time.Since(start).Seconds(), res.Dir)
-	return outcome{plan: p, ok: res.OK(), grade: res.Verdict.Grade, line: line, secs: time.Since(start).Seconds(), dir: res.Dir}, nil
-}
-
 // summarize prints one line per run and fails when any run was not as
 // expected.
-func summarize(results []outcome) error {
+func summarize(results []matrix.Outcome) error {
 	bad := 0
 	for _, o := range results {
 		status := "ok"
-		if !o.ok {
+		if !o.OK {
 			status, bad = "NOT OK", bad+1
 		}
-		fmt.Printf("%-7s %s %s Kafka %s run %d: %s (%.0f s)\n", status, o.plan.s.Folder(), clientOf(o.plan), o.plan.kafka, o.run, o.line, o.secs)
+		fmt.Printf("%-7s %s run %d: %s (%.0f s)\n", status, o.Job, o.Run, o.Line, o.Seconds)
 	}
 	if bad > 0 {
 		fmt.Fprintf(os.Stderr, "kconform: %d of %d runs not as expected\n", bad, len(results))
 		return failedError{}
 	}
 	return nil
-}
-
-func clientOf(p cellPlan) string {
-	if p.s.Client != "" {
-		return p.s.Client
-	}
-	if p.client == "" {
-		return driver.Reference
-	}
-	return p.client
 }

@@ -1,11 +1,12 @@
 package framework
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 
-	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/scenario"
 )
 
 // DefaultKafkaVersion is the version suites run against when KAFKA_VERSION
@@ -36,18 +37,15 @@ func Strict() bool {
 	return s == "1" || s == "true"
 }
 
-// ClientName is the name artifacts are filed under for a scenario whose
-// Client field is forced (or empty): the driver's name, or the command
-// line as given for a user's driver.
-func ClientName(forced string) string {
-	name := forced
-	if name == "" {
-		name = Client()
+// Coordinates are the run's coordinates from KAFKA_VERSION, KAFKA_MODE and
+// KCONFORM_CLIENT, resolved as the command resolves its flags ("4.x" is
+// the newest 4, an empty mode the version's default).
+func Coordinates() (scenario.Coordinates, error) {
+	c, err := scenario.Resolve(KafkaVersion(), string(KafkaMode()), Client())
+	if err != nil {
+		return c, fmt.Errorf("KAFKA_VERSION=%q KAFKA_MODE=%q KCONFORM_CLIENT=%q: %w", KafkaVersion(), KafkaMode(), Client(), err)
 	}
-	if d, err := driver.Lookup(name); err == nil {
-		return d.Name
-	}
-	return name
+	return c, nil
 }
 
 // ArtifactsDir is KCONFORM_ARTIFACTS, or artifacts/ at the module root.

@@ -46,24 +46,27 @@ func DescribeScenario(s scenario.Scenario, labels ...string) bool {
 		if !Registered(labels...) {
 			return
 		}
-		version := KafkaVersion()
-		client := ClientName(s.Client)
-		who, what := client, "keeps the idempotent producer's promise"
+		coords, err := Coordinates()
+		if err != nil {
+			// Every spec would fail the same way: say it once, plainly.
+			panic(err.Error())
+		}
+		at := s.For(coords)
+		who, what := at.Client, "keeps the idempotent producer's promise"
 		if s.Expect != nil {
 			what = "is convicted as known-bad"
 		}
 		if s.Producer.BrokenSequences {
 			who = "kconform's deliberately broken producer"
 		}
-		It(fmt.Sprintf("%s %s on Kafka %s", who, what, version), func(ctx SpecContext) {
+		It(fmt.Sprintf("%s %s on Kafka %s", who, what, at.Version), func(ctx SpecContext) {
 			s.Strict = Strict()
-			cell := scenario.Cell{Version: version, Mode: KafkaMode(), Client: Client(), Root: ArtifactsDir()}
-			res, err := s.Execute(ctx, cell, GinkgoWriter)
+			res, err := s.Execute(ctx, scenario.Slot{Coordinates: coords, Root: ArtifactsDir()}, GinkgoWriter)
 			if err != nil {
 				Fail(fmt.Sprintf("%s could not run: %v", s.Name, err))
 			}
 			if res.NotApplicable != "" {
-				Skip(fmt.Sprintf("%s does not apply to Kafka %s: %s", s.Name, version, res.NotApplicable))
+				Skip(fmt.Sprintf("%s does not apply to Kafka %s: %s", s.Name, at.Version, res.NotApplicable))
 			}
 			AddReportEntry("grade", string(res.Verdict.Grade))
 			AddReportEntry("verdict", res.Verdict.OneLine())

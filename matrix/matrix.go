@@ -1,0 +1,296 @@
+// Package matrix plans and carries out many scenario runs: scenarios x
+// clients x Kafka versions, each run on a fresh cluster, with confirmation
+// runs for a cell that does not pass, a minimum of runs per record, shards
+// and concurrent jobs. `kconform run` and `kconform matrix` both go
+// through it; the command only parses flags and prints.
+//
+// In the flow: cluster -> traffic + faults -> history -> verdict ->
+// report, it drives scenario.Execute (the first four) many times and hands
+// the runs' folders to findings (the records and expectations).
+package matrix
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kconform/kconform/driver"
+	"github.com/kconform/kconform/scenario"
+	"github.com/kconform/kconform/verify"
+)
+
+// Job is one scenario at one set of coordinates, run one or more times.
+type Job struct {
+	Scenario scenario.Scenario
+	At       scenario.Coordinates
+}
+
+// String names the job as progress lines and summaries show it.
+func (j Job) String() string {
+	return fmt.Sprintf("%s / %s", j.Scenario.Folder(), j.Scenario.For(j.At))
+}
+
+// Plan resolves every Kafka version (each optionally ":zk" or ":kraft"),
+// client and scenario once and returns their product, versions outermost.
+func Plan(kafkas, clients, scenarios []string, strict bool) ([]Job, error) {
+	var jobs []Job
+	for _, kv := range kafkas {
+		version, mode, _ := strings.Cut(kv, ":")
+		for _, c := range clients {
+			at, err := scenario.Resolve(version, mode, c)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", kv, err)
+			}
+			for _, n := range scenarios {
+				s, err := scenario.ByName(n)
+				if err != nil {
+					return nil, err
+				}
+				s.Strict = strict
+				jobs = append(jobs, Job{Scenario: s, At: at})
+			}
+		}
+	}
+	if len(jobs) == 0 {
+		return nil, errors.New("nothing to run: give clients, scenarios and Kafka versions")
+	}
+	return jobs, nil
+}
+
+// Shard keeps every n-th job starting with the i-th (1-based) for the
+// spec "i/n", so a matrix spreads over machines; "" keeps them all.
+func Shard(jobs []Job, spec string) ([]Job, error) {
+	if spec == "" {
+		return jobs, nil
+	}
+	a, b, ok := strings.Cut(spec, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return nil, fmt.Errorf("shard %q: want i/n with 1 <= i <= n, such as 2/4", spec)
+	}
+	var mine []Job
+	for k, j := range jobs {
+		if k%n == i-1 {
+			mine = append(mine, j)
+		}
+	}
+	return mine, nil
+}
+
+// Options say how many times each job runs, and how.
+type Options struct {
+	// Repeat is the runs per job (at least 1).
+	Repeat int
+	// Confirm is the runs in all for a job whose first run is not a PASS,
+	// so a finding comes with its rate.
+	Confirm int
+	// MinRuns, when above 0, tops a job up to that many runs counting
+	// those its record already holds (Recorded), passes included; a job
+	// that has them all is not run.
+	MinRuns int
+	// Recorded tells how many runs a job's record already holds; nil is
+	// none.
+	Recorded func(Job) int
+	// Jobs is how many jobs run at once, each on its own cluster and ports
+	// (at least 1). Real-time runs spend most of their time waiting.
+	Jobs int
+	// Root is the artifacts folder.
+	Root string
+	// Progress receives every run's progress; with Jobs above 1 each line
+	// is prefixed with its job.
+	Progress io.Writer
+}
+
+// Outcome is one finished run of a job.
+type Outcome struct {
+	Job Job
+	// Run numbers the job's runs in this invocation, from 1.
+	Run   int
+	OK    bool
+	Grade verify.Grade
+	// Line is the verdict's one line (or why the run could not finish).
+	Line    string
+	Seconds float64
+	// Dir is the run's artifacts folder.
+	Dir string
+}
+
+// runs is how many runs job starts with.
+func (o Options) runs(j Job) int {
+	if o.MinRuns > 0 {
+		have := 0
+		if o.Recorded != nil {
+			have = o.Recorded(j)
+		}
+		return max(o.MinRuns-have, 0)
+	}
+	return max(o.Repeat, 1)
+}
+
+// Run carries out every job, o.Jobs at a time, and returns the outcomes in
+// job order. A failing verdict is an outcome, not an error: only set-up
+// errors (a driver that cannot be prepared, an image that cannot be built,
+// Ctrl-C) end it early, with the outcomes so far.
+func Run(ctx context.Context, jobs []Job, o Options) ([]Outcome, error) {
+	progress := o.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	// Each client is prepared once, before any cluster starts: a build
+	// that fails stops the matrix at once, and concurrent jobs never
+	// build the same driver together.
+	prepared := map[string]bool{}
+	for _, j := range jobs {
+		name := j.Scenario.For(j.At).Client
+		if prepared[name] {
+			continue
+		}
+		prepared[name] = true
+		d, err := driver.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := d.Prepare(ctx, progress); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	results := make([][]Outcome, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var out sync.Mutex // one progress line at a time
+	for range max(o.Jobs, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				w := progress
+				if o.Jobs > 1 {
+					w = &prefixed{w: progress, mu: &out, prefix: "[" + jobs[i].String() + "] "}
+				}
+				res, err := runJob(ctx, jobs[i], o, w)
+				results[i] = res
+				if err != nil {
+					cancel(err)
+				}
+			}
+		}()
+	}
+feed:
+	for i := range jobs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	var all []Outcome
+	for _, r := range results {
+		all = append(all, r...)
+	}
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return all, err
+	}
+	return all, ctx.Err()
+}
+
+// runJob runs one job its number of times, more when its first run is not
+// a PASS (up to o.Confirm in all).
+func runJob(ctx context.Context, j Job, o Options, progress io.Writer) ([]Outcome, error) {
+	var out []Outcome
+	runs := o.runs(j)
+	if runs == 0 {
+		fmt.Fprintf(progress, "kconform: %s: its record already holds %d runs\n", j, o.MinRuns)
+		return nil, nil
+	}
+	many := runs > 1
+	for i := 1; i <= runs; i++ {
+		slot := scenario.Slot{Coordinates: j.At, Root: o.Root}
+		if many || i > 1 {
+			slot.Suffix = fmt.Sprintf("-run%d", i)
+		}
+		res, err := runOnce(ctx, j, slot, progress)
+		if err != nil {
+			return out, err
+		}
+		res.Run = i
+		out = append(out, res)
+		if res.Grade == verify.NotApplicable {
+			break
+		}
+		if i == 1 && res.Grade != verify.Pass {
+			runs = max(runs, o.Confirm)
+		}
+	}
+	return out, nil
+}
+
+// runOnce runs a job once on a fresh cluster through the runner the suites
+// share (scenario.Execute).
+func runOnce(ctx context.Context, j Job, slot scenario.Slot, progress io.Writer) (Outcome, error) {
+	start := time.Now()
+	s := j.Scenario
+	res, err := s.Execute(ctx, slot, progress)
+	var runErr *scenario.RunError
+	switch {
+	case errors.As(err, &runErr) && ctx.Err() == nil:
+		// The scenario could not finish (a driver that crashed, a fault
+		// that could not be applied): a result of this job, not of the
+		// whole matrix.
+		line := "could not run: " + runErr.Err.Error()
+		fmt.Fprintf(progress, "kconform: %s: %s (artifacts in %s)\n", j, line, runErr.Dir)
+		return Outcome{Job: j, Grade: verify.Error, Line: line, Seconds: time.Since(start).Seconds(), Dir: runErr.Dir}, nil
+	case err != nil:
+		return Outcome{}, fmt.Errorf("%s: %w", j, err)
+	case res.NotApplicable != "":
+		fmt.Fprintf(progress, "kconform: %s does not apply to Kafka %s: %s\n", s.Name, j.At.Version, res.NotApplicable)
+		return Outcome{Job: j, OK: true, Grade: verify.NotApplicable, Line: "not applicable: " + res.NotApplicable, Dir: res.Dir}, nil
+	}
+	line := res.Verdict.OneLine()
+	if res.Run.KnownBad {
+		if res.OK() {
+			line = "failed as expected: " + line
+		} else {
+			line = "NOT the expected failure: " + res.Run.Note
+		}
+	}
+	fmt.Fprintf(progress, "kconform: %s: %s (%.0f s; artifacts in %s)\n", j, line, time.Since(start).Seconds(), res.Dir)
+	return Outcome{Job: j, OK: res.OK(), Grade: res.Verdict.Grade, Line: line, Seconds: time.Since(start).Seconds(), Dir: res.Dir}, nil
+}
+
+// prefixed writes whole lines, each with its job's prefix, so concurrent
+// jobs' progress stays readable.
+type prefixed struct {
+	w      io.Writer
+	mu     *sync.Mutex
+	prefix string
+	buf    []byte
+}
+
+func (p *prefixed) Write(b []byte) (int, error) {
+	p.buf = append(p.buf, b...)
+	for {
+		i := bytes.IndexByte(p.buf, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		p.mu.Lock()
+		_, err := io.WriteString(p.w, p.prefix+string(p.buf[:i+1]))
+		p.mu.Unlock()
+		p.buf = slices.Delete(p.buf, 0, i+1)
+		if err != nil {
+			return len(b), err
+		}
+	}
+}
