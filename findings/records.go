@@ -145,34 +145,15 @@ var runSuffix = regexp.MustCompile(`(-run[0-9]+)?$`)
 // Import reads every scenario run under root (any depth, each in a
 // <kafka>-<mode>/<client>/<folder> folder) into records, one per cell.
 func Import(root string) ([]Record, error) {
-	var runs []struct {
-		r   Record
-		run Run
-	}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return err
-		}
-		rec, run, ok, err := readRun(root, path)
-		if err != nil {
-			return err
-		}
-		if ok {
-			runs = append(runs, struct {
-				r   Record
-				run Run
-			}{rec, run})
-		}
-		return nil
-	})
+	folders, err := artifacts.WalkRunFolders(root)
 	if err != nil {
 		return nil, err
 	}
-	var out []Record
-	for _, x := range runs {
-		out = Merge(out, []Record{withRun(x.r, x.run)})
+	var dirs []string
+	for _, f := range folders {
+		dirs = append(dirs, f.Path)
 	}
-	return out, nil
+	return ImportDirs(root, dirs)
 }
 
 // ImportDirs reads the given run folders under root into records, one per
@@ -200,21 +181,14 @@ func withRun(r Record, run Run) Record {
 
 // readRun reads one run folder; ok is false for a folder that is not one.
 func readRun(root, dir string) (Record, Run, bool, error) {
-	has := func(f string) bool { _, err := os.Stat(filepath.Join(dir, f)); return err == nil }
-	if !has(artifacts.VerdictFile) && !has(artifacts.NotApplicableFile) && !has(artifacts.ErrorFile) {
-		return Record{}, Run{}, false, nil
+	f, ok, err := artifacts.ReadRunFolder(root, dir)
+	if err != nil || !ok {
+		return Record{}, Run{}, false, err
 	}
-	rel, _ := filepath.Rel(root, dir)
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	if len(parts) < 3 {
-		return Record{}, Run{}, false, fmt.Errorf("%s: a run folder must be <kafka>-<mode>/<client>/<scenario>", dir)
-	}
-	kafkaMode, client, folder := parts[len(parts)-3], parts[len(parts)-2], parts[len(parts)-1]
-	kafka, mode, _ := strings.Cut(kafkaMode, "-")
-	rec := Record{Kafka: kafka, Mode: mode, Client: client, Scenario: runSuffix.ReplaceAllString(folder, "")}
-	run := Run{Dir: filepath.ToSlash(rel), RunID: filepath.ToSlash(rel), source: dir}
-	var meta artifacts.Run
-	if err := artifacts.ReadJSON(filepath.Join(dir, artifacts.RunFile), &meta); err == nil {
+	kafka, mode, _ := strings.Cut(f.KafkaMode, "-")
+	rec := Record{Kafka: kafka, Mode: mode, Client: f.Client, Scenario: runSuffix.ReplaceAllString(f.Name, "")}
+	run := Run{Dir: f.Rel, RunID: f.Rel, source: dir}
+	if meta := f.Run; meta != nil {
 		// kconform's own self-tests (the broken producer, the garbage
 		// driver) are not findings about a client.
 		if meta.Expect == "reset" || meta.Expect == "inconclusive" {
@@ -234,42 +208,26 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 				rec.Added = append(rec.Added, s.Key+"="+s.Value)
 			}
 		}
-	} else if !has(artifacts.NotApplicableFile) && !has(artifacts.ErrorFile) {
-		return Record{}, Run{}, false, fmt.Errorf("%s: %w", dir, err)
 	} else {
 		// A run that stopped before run.json was written is named by its
-		// folder and the time its record was written, so that two such
+		// folder and the time its outcome was written, so that two such
 		// runs of one cell from different artifacts folders stay two runs
 		// and importing one folder again adds nothing.
-		f := artifacts.ErrorFile
-		if has(artifacts.NotApplicableFile) {
-			f = artifacts.NotApplicableFile
-		}
-		if st, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			t := st.ModTime().UTC()
-			run.RunID, run.Date = run.RunID+"@"+t.Format(time.RFC3339), t.Format("2006-01-02")
-		}
+		run.RunID, run.Date = run.RunID+"@"+f.Written.Format(time.RFC3339), f.Written.Format("2006-01-02")
 	}
 	switch {
-	case has(artifacts.NotApplicableFile):
-		run.Grade = verify.NotApplicable
-		b, _ := os.ReadFile(filepath.Join(dir, artifacts.NotApplicableFile))
-		run.First = &Finding{Summary: strings.TrimSpace(string(b))}
-	case has(artifacts.ErrorFile):
-		run.Grade = verify.Error
-		b, _ := os.ReadFile(filepath.Join(dir, artifacts.ErrorFile))
-		run.First = &Finding{Summary: strings.TrimSpace(string(b))}
+	case f.NotApplicable != "":
+		run.Grade, run.First = verify.NotApplicable, &Finding{Summary: f.NotApplicable}
+	case f.Error != "":
+		run.Grade, run.First = verify.Error, &Finding{Summary: f.Error}
 	default:
-		var v verify.Verdict
-		if err := artifacts.ReadJSON(filepath.Join(dir, artifacts.VerdictFile), &v); err != nil {
-			return Record{}, Run{}, false, err
-		}
-		run.Grade, run.Check = Outcome(&v)
+		v := f.Verdict
+		run.Grade, run.Check = Outcome(v)
 		switch {
 		case v.Grade == verify.Inconclusive && len(v.Inconclusive) > 0:
 			run.First = &Finding{Summary: v.Inconclusive[0]}
 		case len(v.Violations) > 0:
-			x := worstViolation(v)
+			x := worstViolation(*v)
 			run.First = &Finding{Check: string(x.Check), Summary: x.Summary, BrokerAnswer: x.BrokerAnswer,
 				Answers: x.Answers, InLog: x.InLog, ClientLog: clientLogLine(dir)}
 		}

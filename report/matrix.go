@@ -3,7 +3,6 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,8 +14,8 @@ import (
 	"github.com/kconform/kconform/verify"
 )
 
-// Cell is one scenario run in the matrix.
-type Cell struct {
+// Row is one scenario run in the result table.
+type Row struct {
 	// Kafka is "<version>-<mode>"; Client the driver; Scenario the
 	// scenario folder (its name plus any labels, as "seed-known-bad").
 	Kafka    string `json:"kafka"`
@@ -42,40 +41,25 @@ type Cell struct {
 
 // Collect reads every scenario run under root, laid out as
 // <version-mode>/<client>/<scenario>/ at any depth, in a stable order.
-func Collect(root string) ([]Cell, error) { return CollectAll(root, root) }
+func Collect(root string) ([]Row, error) { return CollectAll(root, root) }
 
 // CollectAll reads every scenario run under each of roots (several
-// artifacts folders merged, such as a sharded matrix's), with each cell's
+// artifacts folders merged, such as a sharded matrix's), with each row's
 // Dir relative to out, where the table and index go.
-func CollectAll(out string, roots ...string) ([]Cell, error) {
-	var cells []Cell
+func CollectAll(out string, roots ...string) ([]Row, error) {
+	var cells []Row
 	for _, root := range roots {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
-				return err
-			}
-			isRun := false
-			for _, f := range []string{artifacts.VerdictFile, artifacts.NotApplicableFile, artifacts.ErrorFile} {
-				if _, err := os.Stat(filepath.Join(path, f)); err == nil {
-					isRun = true
-				}
-			}
-			if !isRun {
-				return nil
-			}
-			c, err := readCell(root, path)
-			if err != nil {
-				return err
-			}
-			if c.Dir, err = filepath.Rel(out, path); err != nil {
-				return err
+		folders, err := artifacts.WalkRunFolders(root)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range folders {
+			c := rowOf(f)
+			if c.Dir, err = filepath.Rel(out, f.Path); err != nil {
+				return nil, err
 			}
 			c.Dir = filepath.ToSlash(c.Dir)
 			cells = append(cells, c)
-			return fs.SkipDir
-		})
-		if err != nil {
-			return nil, err
 		}
 	}
 	sort.SliceStable(cells, func(i, j int) bool {
@@ -91,26 +75,18 @@ func CollectAll(out string, roots ...string) ([]Cell, error) {
 	return cells, nil
 }
 
-func readCell(root, dir string) (Cell, error) {
-	rel, _ := filepath.Rel(root, dir)
-	parts := strings.Split(rel, string(filepath.Separator))
-	if len(parts) < 3 {
-		return Cell{}, fmt.Errorf("%s: a scenario run's folder must be <version-mode>/<client>/<scenario>", dir)
+// rowOf is a run folder's row.
+func rowOf(f artifacts.RunFolder) Row {
+	c := Row{Kafka: f.KafkaMode, Client: f.Client, Scenario: f.Name, Dir: f.Rel}
+	switch {
+	case f.NotApplicable != "":
+		c.Grade, c.Summary, c.Expected = verify.NotApplicable, f.NotApplicable, true
+		return c
+	case f.Error != "":
+		c.Grade, c.Summary = verify.Error, f.Error
+		return c
 	}
-	parts = parts[len(parts)-3:]
-	c := Cell{Kafka: parts[0], Client: parts[1], Scenario: parts[2], Dir: rel}
-	if why, err := os.ReadFile(filepath.Join(dir, artifacts.NotApplicableFile)); err == nil {
-		c.Grade, c.Summary, c.Expected = verify.NotApplicable, strings.TrimSpace(string(why)), true
-		return c, nil
-	}
-	if why, err := os.ReadFile(filepath.Join(dir, artifacts.ErrorFile)); err == nil {
-		c.Grade, c.Summary = verify.Error, strings.TrimSpace(string(why))
-		return c, nil
-	}
-	var v verify.Verdict
-	if err := artifacts.ReadJSON(filepath.Join(dir, artifacts.VerdictFile), &v); err != nil {
-		return c, err
-	}
+	v := f.Verdict
 	c.Grade, c.Expected = v.Grade, v.OK(false)
 	switch {
 	case v.Grade == verify.Inconclusive && len(v.Inconclusive) > 0:
@@ -119,18 +95,17 @@ func readCell(root, dir string) (Cell, error) {
 		c.Check, c.Summary = string(v.Violations[0].Check), v.Violations[0].Summary
 		c.Requirement = verify.RuleFor(v.Violations[0].Check).Requirement
 	}
-	var r artifacts.Run
-	if err := artifacts.ReadJSON(filepath.Join(dir, artifacts.RunFile), &r); err == nil {
+	if r := f.Run; r != nil {
 		c.Seconds = r.Seconds
 		// A known-bad run is as expected when it failed the known way;
 		// any other run when its grade passes under the run's strictness.
 		c.KnownBad, c.Expected = r.KnownBad, r.OK
 	}
-	return c, nil
+	return c
 }
 
 // Markdown renders the cells as a table: one row per scenario run.
-func Markdown(cells []Cell) string {
+func Markdown(cells []Row) string {
 	var b strings.Builder
 	b.WriteString("| Kafka | client | scenario | grade | time |\n| --- | --- | --- | --- | --- |\n")
 	for _, c := range cells {
@@ -153,7 +128,7 @@ func Markdown(cells []Cell) string {
 	return b.String()
 }
 
-func cellText(c Cell) string {
+func cellText(c Row) string {
 	s := string(c.Grade)
 	if c.Check != "" {
 		s += " " + c.Check
@@ -179,7 +154,7 @@ func seconds(s float64) string {
 }
 
 // Unexpected counts the cells that did not come out as expected.
-func Unexpected(cells []Cell) int {
+func Unexpected(cells []Row) int {
 	n := 0
 	for _, c := range cells {
 		if !c.Expected {
@@ -190,7 +165,7 @@ func Unexpected(cells []Cell) int {
 }
 
 // WriteMatrix writes matrix.md and matrix.json under root.
-func WriteMatrix(root string, cells []Cell) error {
+func WriteMatrix(root string, cells []Row) error {
 	if err := os.WriteFile(filepath.Join(root, "matrix.md"), []byte(Markdown(cells)), 0o644); err != nil {
 		return err
 	}
@@ -262,7 +237,7 @@ func (c *GridCell) Text() string {
 var runSuffix = regexp.MustCompile(`-run[0-9]+$`)
 
 // GridOf arranges cells into one block per Kafka version and mode.
-func GridOf(cells []Cell) []GridBlock {
+func GridOf(cells []Row) []GridBlock {
 	type key struct{ kafka, client, scenario string }
 	all := map[key]*GridCell{}
 	var kafkas []string
@@ -320,7 +295,7 @@ func GridOf(cells []Cell) []GridBlock {
 // scenarios as rows, clients as columns, each cell its grade and check.
 // Repeated runs of a cell count as runs of it: "PASS (5 of 5)",
 // "NON-STRICT send-order (1 of 4)".
-func Grid(cells []Cell) string {
+func Grid(cells []Row) string {
 	var b strings.Builder
 	for _, block := range GridOf(cells) {
 		fmt.Fprintf(&b, "**Kafka %s**\n\n| scenario |", block.Kafka)

@@ -388,7 +388,7 @@ var indexTemplate = template.Must(template.New("index").Parse(indexHTML))
 
 // indexRow is one scenario run in the list below the grid.
 type indexRow struct {
-	Cell
+	Row
 	Class, Text, Time, Page string
 }
 
@@ -434,7 +434,7 @@ func WriteSite(out string, roots ...string) (string, error) {
 	pages := map[string]string{}
 	var rows []indexRow
 	for _, c := range cells {
-		row := indexRow{Cell: c, Text: cellText(c), Time: seconds(c.Seconds), Class: GradeClass(c.Grade)}
+		row := indexRow{Row: c, Text: cellText(c), Time: seconds(c.Seconds), Class: GradeClass(c.Grade)}
 		if c.KnownBad && c.Expected {
 			row.Class = "expected"
 		}

@@ -40,7 +40,7 @@ func runTable(ctx context.Context, args []string) error {
 
 // writeTable prints the Markdown table of the scenario runs under dirs and
 // writes matrix.md and matrix.json in the first.
-func writeTable(dirs ...string) ([]report.Cell, error) {
+func writeTable(dirs ...string) ([]report.Row, error) {
 	dir := dirs[0]
 	cells, err := report.CollectAll(dir, dirs...)
 	if err != nil {
