@@ -222,3 +222,22 @@ func TestIssueReport(t *testing.T) {
 		}
 	}
 }
+
+// TestClientLogAtTheFinding: the client's line about a finding is the one
+// near its moment, not the first of the log that matches.
+func TestClientLogAtTheFinding(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2026, 12, 2, 14, 28, 52, 0, time.UTC)
+	log := "2026-12-02T14:28:16.700Z INFO ProducerId set to -1 with epoch -1\n" + // start-up
+		"2026-12-02T14:28:50.000Z INFO sending\n" +
+		"2026-12-02T14:28:52.353Z ERROR Expiring 1 record(s): 10000 ms has passed\n" +
+		"2026-12-02T14:28:52.360Z INFO ProducerId set to -1 with epoch -1\n" +
+		"2026-12-02T14:29:30.000Z INFO later\n"
+	if err := os.WriteFile(filepath.Join(dir, artifacts.LogFile), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line, around := clientLog(dir, at)
+	if line != "INFO ProducerId set to -1 with epoch -1" || len(around) != 3 || !strings.HasPrefix(around[2], "14:28:52.360 ") {
+		t.Fatalf("line %q, around %q", line, around)
+	}
+}

@@ -80,8 +80,11 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, h *history.H
 			b.WriteString(w)
 		}
 	}
-	if run.First != nil && run.First.ClientLog != "" {
-		fmt.Fprintf(&b, "\nThe client's own log line about it:\n\n```\n%s\n```\n", run.First.ClientLog)
+	switch {
+	case run.First != nil && len(run.First.ClientLogAround) > 0:
+		fmt.Fprintf(&b, "\nThe client's own log from 5 s before the finding to 2 s after (UTC, as kconform received each line):\n\n```\n%s\n```\n", strings.Join(run.First.ClientLogAround, "\n"))
+	case run.First != nil && run.First.ClientLog != "":
+		fmt.Fprintf(&b, "\nThe client's first log line about sequences or epochs (this run's log has no times, so it need not be the finding's moment):\n\n```\n%s\n```\n", run.First.ClientLog)
 	}
 
 	var paths []string

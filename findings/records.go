@@ -103,9 +103,12 @@ type Finding struct {
 	BrokerAnswer string   `json:"broker_answer,omitempty"`
 	Answers      []string `json:"answers,omitempty"`
 	InLog        *bool    `json:"in_log,omitempty"`
-	// ClientLog is the client's first log line about sequences, epochs
-	// or out-of-order answers, when it wrote one.
-	ClientLog string `json:"client_log,omitempty"`
+	// ClientLog is the client's log line about sequences, epochs or
+	// out-of-order answers near the finding, when it wrote one;
+	// ClientLogAround its log lines from 5 s before the finding to 2 s
+	// after, each with the time kconform received it.
+	ClientLog       string   `json:"client_log,omitempty"`
+	ClientLogAround []string `json:"client_log_around,omitempty"`
 }
 
 // Key names a record's cell: <kafka>-<mode>/<client>/<scenario>, then
@@ -229,7 +232,8 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 		case len(v.Violations) > 0:
 			x := worstViolation(*v)
 			run.First = &Finding{Check: string(x.Check), Summary: x.Summary, BrokerAnswer: x.BrokerAnswer,
-				Answers: x.Answers, InLog: x.InLog, ClientLog: clientLogLine(dir)}
+				Answers: x.Answers, InLog: x.InLog}
+			run.First.ClientLog, run.First.ClientLogAround = clientLog(dir, x.Time)
 		}
 	}
 	return rec, run, true, nil
@@ -305,25 +309,56 @@ var clientLogPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)sequence|epoch`),
 }
 
-// clientLogLine is the driver log's first line that the first matching
-// pattern picks, shortened.
-func clientLogLine(dir string) string {
+// clientLog picks the driver log's lines about a finding at time at: the
+// lines kconform received from 5 s before it to 2 s after (at most 12,
+// the nearest), and among them the one the first matching pattern picks.
+// A log written before lines were stamped gives its first line a pattern
+// picks, and no lines around.
+func clientLog(dir string, at time.Time) (line string, around []string) {
 	b, err := os.ReadFile(filepath.Join(dir, artifacts.LogFile))
 	if err != nil {
-		return ""
+		return "", nil
 	}
-	lines := strings.Split(string(b), "\n")
+	short := func(l string) string {
+		l = strings.TrimSpace(l)
+		if len(l) > 400 {
+			l = l[:400] + "..."
+		}
+		return l
+	}
+	lines := artifacts.ParseLog(b)
+	var window []artifacts.LogLine
+	for _, l := range lines {
+		if !l.Time.IsZero() && !at.IsZero() && !l.Time.Before(at.Add(-5*time.Second)) && !l.Time.After(at.Add(2*time.Second)) {
+			window = append(window, l)
+		}
+	}
+	if len(window) > 12 {
+		// The 12 nearest the finding, in log order.
+		first := 0
+		for i, l := range window {
+			if l.Time.After(at) {
+				break
+			}
+			first = max(i-8, 0)
+		}
+		window = window[first:min(first+12, len(window))]
+	}
+	search := window
+	if len(search) == 0 && (len(lines) == 0 || lines[0].Time.IsZero()) {
+		search = lines // a log from before stamps: its first match
+	}
+	for _, l := range window {
+		around = append(around, l.Time.Format("15:04:05.000")+" "+short(l.Text))
+	}
 	for _, re := range clientLogPatterns {
-		for _, line := range lines {
-			if re.MatchString(line) {
-				if len(line) > 400 {
-					line = line[:400] + "..."
-				}
-				return strings.TrimSpace(line)
+		for _, l := range search {
+			if re.MatchString(l.Text) {
+				return short(l.Text), around
 			}
 		}
 	}
-	return ""
+	return "", around
 }
 
 // Merge adds the runs of more to records, cell by cell; a run already

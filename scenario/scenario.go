@@ -193,11 +193,15 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 	// A producer that cannot run at all ends the scenario at once.
 	ctx, abort := context.WithCancelCause(ctx)
 	defer abort(nil)
-	logs, err := os.Create(filepath.Join(dir, artifacts.LogFile))
+	logFile, err := os.Create(filepath.Join(dir, artifacts.LogFile))
 	if err != nil {
 		return nil, run, nil, fmt.Errorf("artifacts: %w", err)
 	}
-	defer logs.Close()
+	defer logFile.Close()
+	// Each line stamped as it comes, so the client's own words at a
+	// finding's moment can be found whatever its log format.
+	logs := artifacts.NewStampedLog(logFile)
+	defer logs.Flush()
 	settings, used := s.Settings(drv, cfg)
 	prodDone := make(chan error, 1)
 	go func() {
