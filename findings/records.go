@@ -60,7 +60,11 @@ type Run struct {
 	Grade  verify.Grade `json:"grade"`
 	Check  string       `json:"check,omitempty"`
 	Date   string       `json:"date,omitempty"`
-	Commit string       `json:"commit,omitempty"`
+	// Commit is the kconform commit the run ran at. A run made before
+	// runs carried it has RecordedIn instead: the commit that added it to
+	// the records, which came after the code that ran it.
+	Commit     string `json:"commit,omitempty"`
+	RecordedIn string `json:"recorded_in,omitempty"`
 	// Dir is the run's artifacts folder where it was imported from.
 	Dir   string   `json:"dir"`
 	First *Finding `json:"first_violation,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kconform/kconform/findings"
+	"github.com/kconform/kconform/verify"
 )
 
 // TestReadmeFindingsAreCurrent: README's findings section is what
@@ -33,5 +34,39 @@ func TestReadmeFindingsAreCurrent(t *testing.T) {
 	}
 	if !strings.Contains(string(readme), findings.BeginMarker) {
 		t.Fatal("README has no findings section")
+	}
+}
+
+// TestPublishedRecordsCarryTheirEvidence holds results/ to what a
+// published finding needs: every run names the kconform commit it ran at
+// (or, for runs from before runs carried it, the commit that recorded
+// it); every expectation other than PASS or NOT-APPLICABLE says why; and
+// every cell with a FAILED run has at least 3 runs in its timing kind.
+func TestPublishedRecordsCarryTheirEvidence(t *testing.T) {
+	records, err := findings.Read("../../results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range records {
+		for _, run := range r.RunList {
+			if run.Commit == "" && run.RecordedIn == "" {
+				t.Errorf("%s run %s: no commit", r.Key(), run.RunID)
+			}
+		}
+		if r.Grades[verify.Failed] > 0 && len(r.RunList) < 3 {
+			t.Errorf("%s: FAILED from %d runs (%s); a finding is published with a rate over 3 or more", r.Key(), len(r.RunList), r.Timing)
+		}
+	}
+	ex, err := findings.ReadExpectations("../../results/expectations.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ex {
+		for _, g := range e.Grades {
+			if g != verify.Pass && g != verify.NotApplicable && e.Why == "" {
+				t.Errorf("expectation of %s/%s/%s-%s (%s): %s without a why", e.Client, e.Scenario, e.Kafka, e.Mode, e.Timing, g)
+				break
+			}
+		}
 	}
 }
