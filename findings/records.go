@@ -56,10 +56,10 @@ type Record struct {
 
 // Run is one run of a cell.
 type Run struct {
-	RunID  string       `json:"run_id"`
-	Grade  verify.Grade `json:"grade"`
-	Check  string       `json:"check,omitempty"`
-	Date   string       `json:"date,omitempty"`
+	RunID string       `json:"run_id"`
+	Grade verify.Grade `json:"grade"`
+	Check string       `json:"check,omitempty"`
+	Date  string       `json:"date,omitempty"`
 	// Commit is the kconform commit the run ran at. A run made before
 	// runs carried it has RecordedIn instead: the commit that added it to
 	// the records, which came after the code that ran it.
