@@ -190,6 +190,9 @@ const (
 	InitProducerResponse = "init_producer_id_response"
 	// Unanswered marks a request whose connection closed before an answer.
 	Unanswered = "unanswered"
+	// MetadataResponse is a Metadata answer: which partitions the client
+	// was told of, and their leaders (what it routes produce requests by).
+	MetadataResponse = "metadata_response"
 )
 
 // WireEvent is one thing the tap saw on a client connection.
@@ -210,6 +213,19 @@ type WireEvent struct {
 	ErrorCode  int16 `json:"error_code,omitempty"`
 	// Injected names the fault the tap applied to this message, if any.
 	Injected string `json:"injected,omitempty"`
+	// Partitions of a Metadata answer, every topic's.
+	Partitions []PartitionMeta `json:"partitions,omitempty"`
+}
+
+// PartitionMeta is one partition as a Metadata answer gave it: its leader
+// (-1 for none), the leader's epoch (-1 when the answer has none) and its
+// error. A topic-level error comes as partition -1.
+type PartitionMeta struct {
+	Topic       string `json:"topic"`
+	Partition   int32  `json:"partition"`
+	Leader      int32  `json:"leader"`
+	LeaderEpoch int32  `json:"leader_epoch"`
+	ErrorCode   int16  `json:"error_code,omitempty"`
 }
 
 // WireBatch is one batch of a produce request.

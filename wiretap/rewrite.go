@@ -130,6 +130,22 @@ func (t *Tap) handleResponse(c *conn, p *pending, body []byte) ([]byte, error) {
 			}
 		}
 		t.mu.Unlock()
+		// What the client was told is what it routes by: kept, so a
+		// record resolved with no request can be checked against it.
+		var parts []history.PartitionMeta
+		for _, tp := range r.Topics {
+			name := ""
+			if tp.Topic != nil {
+				name = *tp.Topic
+			}
+			if tp.ErrorCode != 0 || len(tp.Partitions) == 0 {
+				parts = append(parts, history.PartitionMeta{Topic: name, Partition: -1, Leader: -1, LeaderEpoch: -1, ErrorCode: tp.ErrorCode})
+			}
+			for _, pt := range tp.Partitions {
+				parts = append(parts, history.PartitionMeta{Topic: name, Partition: pt.Partition, Leader: pt.Leader, LeaderEpoch: pt.LeaderEpoch, ErrorCode: pt.ErrorCode})
+			}
+		}
+		t.recordOn(c, history.WireEvent{Kind: history.MetadataResponse, Time: now, CorrelationID: p.correlation, Partitions: parts})
 	case *kmsg.FindCoordinatorResponse:
 		if r.Host != "" {
 			if r.Host, r.Port, err = t.rewriteAddr(r.Host, r.Port); err != nil {

@@ -102,6 +102,19 @@ func TestTapRecordsAndRewrites(t *testing.T) {
 			}
 		}
 	}
+	// The metadata the client routed by is kept: every partition of the
+	// topic with a leader.
+	told := map[int32]bool{}
+	for _, e := range h.Wire {
+		for _, p := range e.Partitions {
+			if e.Kind == history.MetadataResponse && p.Topic == "t" && p.Leader >= 0 {
+				told[p.Partition] = true
+			}
+		}
+	}
+	if len(told) != 3 {
+		t.Errorf("metadata answers through the tap named leaders for %d of 3 partitions", len(told))
+	}
 }
 
 func TestTapDropResponseRetryLandsAsDuplicate(t *testing.T) {
