@@ -1,6 +1,6 @@
 // Package driver runs a producer client for a scenario: kconform's bundled
 // franz-go producer in process, or any executable that follows the driver
-// contract (see the README): settings from flags or KCONFORM_* environment
+// contract (docs/clients.md): settings from flags or KCONFORM_* environment
 // variables, one JSON event per line on stdout, its own logs on stderr, and
 // a clean stop on SIGTERM.
 //

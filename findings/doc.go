@@ -3,6 +3,6 @@
 // timing, with any settings a user added) over all its runs; records are
 // made from scenario runs' artifacts, merged run by run, kept one file per
 // cell under a results folder, compared with the expectations file, and
-// rendered into README's findings section. In the flow it comes last:
+// rendered into README's findings summary and results/FINDINGS.md. In the flow it comes last:
 // artifacts -> records -> expectations and README.
 package findings

@@ -39,7 +39,7 @@ var commands = map[string]command{
 	"list":          {"print the scenarios, the suites' labels and the built-in drivers", runList, false},
 	"run":           {"run one scenario for one driver on one Kafka version (--repeat for flake counts)", runRun, false},
 	"matrix":        {"run scenarios x clients x Kafka versions, add the runs to the result records and compare with the expectations", runMatrix, false},
-	"results":       {"add saved runs to the result records, and write README's findings section from them", runResults, false},
+	"results":       {"add saved runs to the result records, and write README's findings summary and results/FINDINGS.md from them", runResults, false},
 }
 
 // usageError is bad input: exit status 2 and the command's usage hint.

@@ -12,12 +12,12 @@ import (
 )
 
 // runResults keeps the result records: it adds saved runs to them, and
-// writes README's findings section from them.
+// writes README's findings summary and results/FINDINGS.md from them.
 func runResults(ctx context.Context, args []string) error {
 	fs := newFlags("results", "[--import artifacts[,more]] [--update-expectations] [--readme README.md]")
 	dir := fs.String("results", "results", "folder of result records (cells/, expectations.json, notes.json)")
 	imports := fs.String("import", "", "artifacts folders whose scenario runs to add to the records, comma-separated")
-	readme := fs.String("readme", "", "README to write the findings section into (between its findings markers)")
+	readme := fs.String("readme", "", "README to write the findings summary into (between its findings markers); the whole findings page goes to <results>/FINDINGS.md")
 	update := fs.Bool("update-expectations", false, "rewrite <results>/expectations.json from every record (each cell's grades and checks so far)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -61,7 +61,7 @@ func runResults(ctx context.Context, args []string) error {
 		fmt.Fprintf(os.Stderr, "kconform results: expectations of %d cells written to %s\n", len(records), path)
 	}
 	if *readme != "" {
-		text, err := findingsSection(*dir, records)
+		summary, page, err := findingsText(*dir, records)
 		if err != nil {
 			return err
 		}
@@ -69,24 +69,30 @@ func runResults(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		out, err := findings.ReplaceSection(string(b), text)
+		out, err := findings.ReplaceSection(string(b), summary)
 		if err != nil {
 			return err
 		}
 		if err := os.WriteFile(*readme, []byte(out), 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "kconform results: findings of %d cells written into %s\n", len(records), *readme)
+		if err := os.WriteFile(filepath.Join(*dir, FindingsFile), []byte(page), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "kconform results: findings of %d cells written into %s and %s\n", len(records), *readme, filepath.Join(*dir, FindingsFile))
 	}
 	return nil
 }
 
-// findingsSection renders README's findings section from the records and
-// notes under dir.
-func findingsSection(dir string, records []findings.Record) (string, error) {
+// FindingsFile is the page of every finding, in the results folder.
+const FindingsFile = "FINDINGS.md"
+
+// findingsText renders README's findings summary and the findings page
+// from the records and notes under dir.
+func findingsText(dir string, records []findings.Record) (summary, page string, err error) {
 	notes, err := findings.ReadNotes(filepath.Join(dir, "notes.json"))
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	return findings.Markdown(records, notes, scenario.Names()), nil
+	return findings.Summary(records), findings.FindingsPage(records, notes, scenario.Names()), nil
 }

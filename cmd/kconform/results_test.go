@@ -9,15 +9,15 @@ import (
 	"github.com/kconform/kconform/verify"
 )
 
-// TestReadmeFindingsAreCurrent: README's findings section is what
-// `kconform results --readme README.md` makes of the committed records and
-// notes, so no finding is written by hand.
+// TestReadmeFindingsAreCurrent: README's findings summary and
+// results/FINDINGS.md are what `kconform results --readme README.md` makes
+// of the committed records and notes, so no finding is written by hand.
 func TestReadmeFindingsAreCurrent(t *testing.T) {
 	records, err := findings.Read("../../results")
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := findingsSection("../../results", records)
+	summary, page, err := findingsText("../../results", records)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,15 +25,16 @@ func TestReadmeFindingsAreCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := findings.ReplaceSection(string(readme), text)
+	want, err := findings.ReplaceSection(string(readme), summary)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want != string(readme) {
-		t.Fatal("README's findings section differs from the records in results/: run go run ./cmd/kconform results --readme README.md")
-	}
 	if !strings.Contains(string(readme), findings.BeginMarker) {
 		t.Fatal("README has no findings section")
+	}
+	have, err := os.ReadFile("../../results/" + FindingsFile)
+	if err != nil || want != string(readme) || string(have) != page {
+		t.Fatal("README's findings summary or results/FINDINGS.md differs from the records in results/: run go run ./cmd/kconform results --readme README.md")
 	}
 }
 

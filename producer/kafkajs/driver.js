@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // driver.js is kconform's KafkaJS driver: KafkaJS's idempotent producer
 // (idempotent: true, maxInFlightRequests: 1, the settings KafkaJS's
-// Transactions guide gives for exactly-once) behind kconform's driver contract (see the README): settings from
+// Transactions guide gives for exactly-once) behind kconform's driver contract (docs/clients.md): settings from
 // flags or KCONFORM_* environment variables, one JSON event per line on
 // stdout, the client's own logs on stderr, and a clean stop on SIGTERM.
 //

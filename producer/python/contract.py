@@ -1,4 +1,4 @@
-"""The driver contract shared by kconform's Python drivers (see the README).
+"""The driver contract shared by kconform's Python drivers (docs/clients.md).
 
 Settings come from flags or KCONFORM_* environment variables, one JSON event
 goes per line on stdout, the client's own logs go to stderr, and SIGTERM

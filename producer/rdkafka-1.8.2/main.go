@@ -2,7 +2,7 @@
 
 // Command rdkafka is kconform's librdkafka driver: an idempotent producer
 // built on confluent-kafka-go, which links a static copy of librdkafka. It
-// follows kconform's driver contract (see the README): settings from flags
+// follows kconform's driver contract (docs/clients.md): settings from flags
 // or KCONFORM_* environment variables, one JSON event per line on stdout,
 // the client's own logs on stderr, and a clean stop on SIGTERM.
 //
