@@ -27,8 +27,20 @@ func TestClientDriversAgainstKfake(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs clients on first use")
 	}
-	for _, name := range []string{"kafkajs", "aiokafka", "kafka-python", "java-2.8", "java-3.9", "java-4.x"} {
-		t.Run(name, func(t *testing.T) {
+	// Each client with its driver's defaults, and KafkaJS also sending as
+	// applications do (driver.sendBatch: one send across every partition).
+	runs := []struct {
+		name  string
+		added map[string]string
+	}{{name: "kafkajs"}, {name: "kafkajs", added: map[string]string{"driver.sendBatch": "true"}},
+		{name: "aiokafka"}, {name: "kafka-python"}, {name: "java-2.8"}, {name: "java-3.9"}, {name: "java-4.x"}}
+	for _, r := range runs {
+		name := r.name
+		label := name
+		for k, v := range r.added {
+			label += "/" + k + "=" + v
+		}
+		t.Run(label, func(t *testing.T) {
 			d, err := Lookup(name)
 			if err != nil {
 				t.Fatal(err)
@@ -61,7 +73,11 @@ func TestClientDriversAgainstKfake(t *testing.T) {
 				case <-runCtx.Done():
 				}
 			}()
-			if err := d.Run(runCtx, cfg, d.Settings(cfg, nil), out, &logs); err != nil {
+			settings := d.Settings(cfg, nil)
+			for k, v := range r.added {
+				settings[k] = v
+			}
+			if err := d.Run(runCtx, cfg, settings, out, &logs); err != nil {
 				t.Fatalf("run: %v\nlogs:\n%s", err, tail(logs.String()))
 			}
 			read, err := history.ReadClientEvents(bytes.NewReader(out.bytes()), "r1")
