@@ -39,8 +39,9 @@ func (e *Env) Faults() []history.Fault {
 	return slices.Clone(e.faults)
 }
 
-func (e *Env) record(action, target, detail string, repair bool) {
-	f := history.Fault{Time: time.Now(), Action: action, Target: target, Detail: detail, Repair: repair}
+// record records a step of action as done now, a repair if the action is one.
+func (e *Env) record(action history.Action, target, detail string) {
+	f := history.Fault{Time: time.Now(), Action: action, Target: target, Detail: detail, Repair: action.Repair()}
 	e.mu.Lock()
 	e.faults = append(e.faults, f)
 	e.mu.Unlock()
@@ -156,14 +157,15 @@ func Run(ctx context.Context, e *Env, steps ...Step) error {
 	return nil
 }
 
-// nodeStep applies op to every node of target; gap spaces them out.
-func nodeStep(action string, repair bool, target Target, gap time.Duration, op func(*fixtures.Node, context.Context) error) Step {
+// nodeStep applies op to every node of target; gap spaces them out. A
+// step that is not a repair leaves its nodes for Victims.
+func nodeStep(action history.Action, target Target, gap time.Duration, op func(*fixtures.Node, context.Context) error) Step {
 	return func(ctx context.Context, e *Env) error {
 		nodes, err := target.resolve(ctx, e)
 		if err != nil {
 			return fmt.Errorf("chaos %s: %w", action, err)
 		}
-		if !repair {
+		if !action.Repair() {
 			e.mu.Lock()
 			e.last = nodes
 			e.mu.Unlock()
@@ -177,28 +179,28 @@ func nodeStep(action string, repair bool, target Target, gap time.Duration, op f
 			if err := op(n, ctx); err != nil {
 				return fmt.Errorf("chaos %s: %w", action, err)
 			}
-			e.record(action, n.Name, "", repair)
+			e.record(action, n.Name, "")
 		}
 		return nil
 	}
 }
 
 // Kill SIGKILLs the target's nodes.
-func Kill(t Target) Step { return nodeStep("kill", false, t, 0, (*fixtures.Node).Kill) }
+func Kill(t Target) Step { return nodeStep(history.ActionKill, t, 0, (*fixtures.Node).Kill) }
 
 // Stop stops the target's nodes gracefully.
-func Stop(t Target) Step { return nodeStep("stop", false, t, 0, (*fixtures.Node).Stop) }
+func Stop(t Target) Step { return nodeStep(history.ActionStop, t, 0, (*fixtures.Node).Stop) }
 
 // Start starts the target's nodes, gap apart.
 func Start(t Target, gap time.Duration) Step {
-	return nodeStep("start", true, t, gap, (*fixtures.Node).Start)
+	return nodeStep(history.ActionStart, t, gap, (*fixtures.Node).Start)
 }
 
 // Pause freezes the target's nodes.
-func Pause(t Target) Step { return nodeStep("pause", false, t, 0, (*fixtures.Node).Pause) }
+func Pause(t Target) Step { return nodeStep(history.ActionPause, t, 0, (*fixtures.Node).Pause) }
 
 // Unpause thaws the target's nodes.
-func Unpause(t Target) Step { return nodeStep("unpause", true, t, 0, (*fixtures.Node).Unpause) }
+func Unpause(t Target) Step { return nodeStep(history.ActionUnpause, t, 0, (*fixtures.Node).Unpause) }
 
 // WaitReady waits until the cluster serves again.
 func WaitReady(timeout time.Duration) Step {
@@ -439,7 +441,7 @@ func moveLeaders(ctx context.Context, e *Env) error {
 				}
 			}
 		}
-		e.record("move-leaders", "all", fmt.Sprintf("%d partitions", moved), false)
+		e.record(history.ActionMoveLeaders, "all", fmt.Sprintf("%d partitions", moved))
 		return nil
 	}
 }
