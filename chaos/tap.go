@@ -9,9 +9,9 @@ import (
 	"github.com/kconform/kconform/wiretap"
 )
 
-// The tap's faults. The tap, not chaos, records each when it takes effect
-// (Faults says as which history.Action), naming brokers broker-N as node
-// faults do.
+// The tap's faults. The tap, not chaos, records each when it takes
+// effect (FaultTypes says as which history.Action), naming brokers
+// broker-N as node faults do.
 
 // DropResponses has the tap let the broker write the next n produce
 // requests for a partition of topic ("" is the Env's topic) and drop their

@@ -2,9 +2,9 @@ package history
 
 // Action is what a fault step did, as a Fault records it. chaos records
 // node and cluster steps, the wire tap records its own faults when they
-// take effect, and verify's effects find steps by it; chaos.Faults says
-// which step records which. The values are what history files hold: never
-// change one, add another.
+// take effect, and verify's effects find steps by it; chaos.FaultTypes
+// says which step records which. The values are what history files hold:
+// never change one, add another.
 type Action string
 
 // The actions, grouped by who records them.
