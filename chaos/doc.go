@@ -5,4 +5,6 @@
 // In the flow: cluster -> traffic + **faults** -> history -> verdict ->
 // report. The fault steps a scenario schedules, applied to the cluster
 // (fixtures) and the tap (wiretap), and recorded as history.Fault.
+// FaultTypes is the table of every fault step: its text form, what it acts
+// on and the history.Action it records.
 package chaos

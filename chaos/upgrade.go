@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/history"
 )
 
 // Upgrade rolls the cluster onto the next Kafka release operators upgrade
@@ -39,31 +40,31 @@ func Upgrade(inSync time.Duration) Step {
 		for _, k := range slices.Sorted(maps.Keys(plan.Pin)) {
 			pin += fmt.Sprintf(", %s=%s", k, plan.Pin[k])
 		}
-		roll := func(action, detail string, config map[string]string) error {
+		roll := func(action history.Action, detail string, config map[string]string) error {
 			for _, n := range nodes {
-				e.record(action, n.Name, detail, false)
+				e.record(action, n.Name, detail)
 				if err := c.Upgrade(ctx, n, plan.To, config); err != nil {
 					return fmt.Errorf("chaos %s: %w", action, err)
 				}
-				e.record("start", n.Name, "on Kafka "+plan.To, true)
+				e.record(history.ActionStart, n.Name, "on Kafka "+plan.To)
 				if err := WaitInSync(inSync)(ctx, e); err != nil {
 					return fmt.Errorf("chaos %s of %s: %w", action, n.Name, err)
 				}
 			}
 			return nil
 		}
-		if err := roll("upgrade", fmt.Sprintf("Kafka %s -> %s%s", plan.From, plan.To, pin), plan.Pin); err != nil {
+		if err := roll(history.ActionUpgrade, fmt.Sprintf("Kafka %s -> %s%s", plan.From, plan.To, pin), plan.Pin); err != nil {
 			return err
 		}
 		if plan.Mode == fixtures.ZooKeeper {
 			unpinned := strings.Join(slices.Sorted(maps.Keys(plan.Pin)), ", ") + " unpinned"
-			return roll("restart", unpinned, nil)
+			return roll(history.ActionRestart, unpinned, nil)
 		}
 		from, to, err := c.FinalizeMetadataVersion(ctx)
 		if err != nil {
 			return fmt.Errorf("chaos upgrade: %w", err)
 		}
-		e.record("finalize", "cluster", fmt.Sprintf("metadata.version %d -> %d", from, to), false)
+		e.record(history.ActionFinalize, "cluster", fmt.Sprintf("metadata.version %d -> %d", from, to))
 		return nil
 	}
 }

@@ -61,7 +61,7 @@ func (x Exchange) Answer(topic string, partition int32) (ProduceResult, bool) {
 // error name as the protocol spells it, "dropped" for an answer the tap
 // swallowed on purpose, or "no answer".
 func (x Exchange) AnswerName(topic string, partition int32) string {
-	if x.Response != nil && x.Response.Injected == "drop-response" {
+	if x.Response != nil && x.Response.Injected == string(ActionDropResponse) {
 		return "dropped"
 	}
 	r, ok := x.Answer(topic, partition)

@@ -264,22 +264,20 @@ type ProduceResult struct {
 // Fault is one fault or repair step, as it was applied.
 type Fault struct {
 	Time time.Time `json:"time"`
-	// Action is what was done: kill, stop, start, pause, unpause,
-	// disconnect, reconnect, or a tap fault (drop-response, delay,
-	// blackhole, error-code, heal).
-	Action string `json:"action"`
+	// Action is what was done (action.go lists them).
+	Action Action `json:"action"`
 	// Target names what it was done to: "broker-2", "zookeeper", "all", a
 	// partition for tap faults.
 	Target string `json:"target"`
-	// Repair is true for steps that end a fault (start, unpause, reconnect,
-	// heal): liveness is judged from the last one.
+	// Repair is true for steps that end a fault (Action.Repair, kept in
+	// the file as it was recorded): liveness is judged from the last one.
 	Repair bool `json:"repair,omitempty"`
 	// Detail says anything else worth printing ("for 15s", "error 45").
 	Detail string `json:"detail,omitempty"`
 }
 
 func (f Fault) String() string {
-	s := f.Action + " " + f.Target
+	s := string(f.Action) + " " + f.Target
 	if f.Detail != "" {
 		s += " (" + f.Detail + ")"
 	}

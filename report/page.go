@@ -357,12 +357,12 @@ func faultWindows(faults []history.Fault, end time.Time) []faultWindow {
 		}
 		if n := len(open); n > 0 {
 			w := &out[open[n-1]]
-			if strings.HasPrefix(w.label, f.Action+" ") && f.Time.Sub(w.from) < 2*time.Second {
+			if strings.HasPrefix(w.label, string(f.Action)+" ") && f.Time.Sub(w.from) < 2*time.Second {
 				w.label += ", " + f.Target
 				continue
 			}
 		}
-		out = append(out, faultWindow{from: f.Time, to: end, label: f.Action + " " + f.Target})
+		out = append(out, faultWindow{from: f.Time, to: end, label: string(f.Action) + " " + f.Target})
 		open = append(open, len(out)-1)
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 	"github.com/kconform/kconform/chaos"
 	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/producer"
 	"github.com/kconform/kconform/verify"
 )
@@ -86,7 +87,7 @@ func Seed(down time.Duration) Scenario {
 		MustShow:    "the client was producing in the 2 s before the nodes were killed, and produced again after the restart",
 		// The outage must meet a producer that is sending, and the
 		// producer must outlive it, or the restart tests nothing.
-		Effects: []verify.Effect{verify.ProducingAcross("kill")},
+		Effects: []verify.Effect{verify.ProducingAcross(history.ActionKill)},
 		Schedule: []chaos.Step{
 			chaos.Kill(chaos.All()),
 			chaos.Wait(down, "cluster down"),
@@ -137,7 +138,7 @@ func LeaderUnreachable(cut time.Duration) Scenario {
 	if cut >= time.Minute {
 		wait = 45 * time.Second
 	}
-	s.Effects = []verify.Effect{verify.CutWhileProducing("blackhole"), verify.UnansweredFor("blackhole", wait)}
+	s.Effects = []verify.Effect{verify.CutWhileProducing(history.ActionBlackhole), verify.UnansweredFor(history.ActionBlackhole, wait)}
 	if cut < time.Minute {
 		s.RealTime = func() Scenario {
 			r := LeaderUnreachable(time.Minute)
@@ -173,7 +174,7 @@ func Catalogue() []Scenario {
 				"leader.imbalance.check.interval.seconds": "5",
 			},
 			Producer: producer.Config{Rate: 500},
-			Effects:  []verify.Effect{verify.ProducingAcross("kill")},
+			Effects:  []verify.Effect{verify.ProducingAcross(history.ActionKill)},
 			Schedule: []chaos.Step{
 				chaos.Kill(chaos.LeaderOf(0)),
 				chaos.Wait(5*time.Second, "leader down"),
@@ -195,7 +196,7 @@ func Catalogue() []Scenario {
 			},
 			Producer: producer.Config{RequestTimeout: 3 * time.Second, DeliveryTimeout: 10 * time.Second},
 			// A leader actually frozen: requests to it hang.
-			Effects: []verify.Effect{verify.CutWhileProducing("pause")},
+			Effects: []verify.Effect{verify.CutWhileProducing(history.ActionPause)},
 			Schedule: []chaos.Step{
 				chaos.Repeat(3,
 					chaos.Pause(chaos.LeaderOf(0)),
@@ -214,7 +215,7 @@ func Catalogue() []Scenario {
 			MustShow:    "the client was producing to the cut broker, and a request to it went unanswered during the cut",
 			Producer:    producer.Config{RequestTimeout: 5 * time.Second, DeliveryTimeout: 15 * time.Second},
 			// A connection actually cut while producing.
-			Effects: []verify.Effect{verify.CutWhileProducing("blackhole")},
+			Effects: []verify.Effect{verify.CutWhileProducing(history.ActionBlackhole)},
 			Schedule: []chaos.Step{
 				chaos.Blackhole(chaos.LeaderOf(0)),
 				chaos.Wait(5*time.Second, "cut shorter than the delivery timeout"),
@@ -232,7 +233,7 @@ func Catalogue() []Scenario {
 			Requirement: "Through a rolling restart a producer MUST keep each partition's sequence as leadership moves from broker to broker: nothing lost, duplicated or reordered.",
 			References:  []string{"KIP-98", "Kafka operations: rolling restarts with controlled shutdown"},
 			MustShow:    "the client was producing to a broker in the 2 s before it was stopped",
-			Effects:     []verify.Effect{verify.ProducingTo("stop")},
+			Effects:     []verify.Effect{verify.ProducingTo(history.ActionStop)},
 			Schedule: []chaos.Step{
 				chaos.Stop(chaos.Node("broker-1")), chaos.Start(chaos.Victims(), 0), chaos.WaitReady(2 * time.Minute),
 				chaos.Stop(chaos.Node("broker-2")), chaos.Start(chaos.Victims(), 0), chaos.WaitReady(2 * time.Minute),
@@ -261,7 +262,7 @@ func Catalogue() []Scenario {
 			// brokers (20 s, inside its 30 s request timeout). Cutting
 			// instead would leave written-but-unanswered batches whose
 			// retries, after the expiry, no broker could tell from new ones.
-			Effects: []verify.Effect{verify.HeldPast("hold", 10*time.Second)},
+			Effects: []verify.Effect{verify.HeldPast(history.ActionHold, 10*time.Second)},
 			Schedule: []chaos.Step{
 				chaos.Hold(chaos.Brokers()),
 				chaos.Wait(20*time.Second, "producer idle for the brokers"),
@@ -305,7 +306,7 @@ func Catalogue() []Scenario {
 			Requirement: "When the controller or ZooKeeper is briefly lost while brokers keep serving and leadership then moves, a producer MUST keep going: no OUT_OF_ORDER_SEQUENCE_NUMBER dead end, nothing lost, duplicated or reordered.",
 			References:  []string{"aiokafka #1017 (reported after a short controller outage; its logs show a partition without a reachable leader for longer than the request timeout, the condition leader-unreachable tests)", "KIP-98", "KIP-360"},
 			MustShow:    "the client was producing in the 2 s before the metadata node was killed, and produced again after it restarted, and leadership of a partition the client wrote moved",
-			Effects:     []verify.Effect{verify.ProducingAcross("kill"), verify.LeadershipMoved()},
+			Effects:     []verify.Effect{verify.ProducingAcross(history.ActionKill), verify.LeadershipMoved()},
 			Schedule: []chaos.Step{
 				chaos.Repeat(3,
 					chaos.Kill(chaos.Metadata()),
@@ -324,7 +325,7 @@ func Catalogue() []Scenario {
 			References:  []string{"Kafka's upgrade notes (rolling upgrade with inter.broker.protocol.version; KRaft: kafka-features.sh upgrade)", "KIP-584 (feature versions: metadata.version)", "KIP-98", "KIP-360"},
 			MustShow:    "the client was producing to a broker in the 2 s before it was stopped for its upgrade, and produced again after it started on the new release",
 			Partitions:  12,
-			Effects:     []verify.Effect{verify.ProducingAcross("upgrade")},
+			Effects:     []verify.Effect{verify.ProducingAcross(history.ActionUpgrade)},
 			NotApplicable: func(version string, mode fixtures.Mode) string {
 				if _, err := fixtures.PlanUpgrade(version, mode); err != nil {
 					return err.Error()

@@ -75,7 +75,7 @@ func (b *builder) ack(partition int32, offset, counter, pid int64, epoch int16) 
 		Counter: counter, ProducerID: pid, Epoch: epoch})
 }
 
-func (b *builder) fault(action, target string) {
+func (b *builder) fault(action history.Action, target string) {
 	b.tick(time.Second)
 	b.h.Faults = append(b.h.Faults, history.Fault{Time: b.now, Action: action, Target: target})
 }

@@ -47,7 +47,7 @@ type hit struct {
 }
 
 // hits lists the steps of action in h, in time order.
-func hits(h *history.History, action string) []hit {
+func hits(h *history.History, action history.Action) []hit {
 	var out []hit
 	for i, f := range h.Faults {
 		if f.Action != action {
@@ -102,7 +102,7 @@ func lastRequest(xs []history.Exchange, topic string, victim int32, at time.Time
 // (Records created during an outage cannot be dated from every client's
 // events, and a client may fail them before it sends anything, so the
 // proof rests on the wire alone.)
-func ProducingAcross(action string) Effect {
+func ProducingAcross(action history.Action) Effect {
 	return Effect{
 		Requirement: fmt.Sprintf("the client was producing when %q hit and produced again after the repair", action),
 		prove: func(h *history.History) (string, bool) {
@@ -132,7 +132,7 @@ func ProducingAcross(action string) Effect {
 // an answer by the fault: one pending when it hit, or one sent on a
 // connection opened while it lasted (a cut or frozen broker answers
 // nothing, not even the ApiVersions of a new connection).
-func CutWhileProducing(action string) Effect {
+func CutWhileProducing(action history.Action) Effect {
 	return Effect{
 		Requirement: fmt.Sprintf("the client was producing to a broker when %q hit it, and a request to it went unanswered", action),
 		prove: func(h *history.History) (string, bool) {
@@ -181,7 +181,7 @@ func CutWhileProducing(action string) Effect {
 
 // ProducingTo: the client was producing to a broker in the 10 s before an
 // action hit it (a graceful stop is recorded once the broker is down).
-func ProducingTo(action string) Effect {
+func ProducingTo(action history.Action) Effect {
 	return Effect{
 		Requirement: fmt.Sprintf("the client was producing to a broker when %q hit it", action),
 		prove: func(h *history.History) (string, bool) {
@@ -202,7 +202,7 @@ func ProducingTo(action string) Effect {
 // HeldPast: a produce request taken while an action held the client's
 // traffic was answered only after the repair, at least d after the hold
 // began: the brokers saw the producer idle for d.
-func HeldPast(action string, d time.Duration) Effect {
+func HeldPast(action history.Action, d time.Duration) Effect {
 	return Effect{
 		Requirement: fmt.Sprintf("a produce request was held by %q for at least %s before it was answered", action, d),
 		prove: func(h *history.History) (string, bool) {
@@ -234,7 +234,7 @@ func RetriedAfterDrop() Effect {
 		prove: func(h *history.History) (string, bool) {
 			xs := h.Exchanges()
 			for i, x := range xs {
-				if x.Response == nil || x.Response.Injected != "drop-response" {
+				if x.Response == nil || x.Response.Injected != string(history.ActionDropResponse) {
 					continue
 				}
 				for _, b := range x.Request.Batches {
@@ -276,7 +276,7 @@ func ClosedInFlight() Effect {
 	return Effect{
 		Requirement: "the tap closed a broker's connections while a produce request to it was unanswered",
 		prove: func(h *history.History) (string, bool) {
-			closes := hits(h, "close-connections")
+			closes := hits(h, history.ActionCloseConnections)
 			if len(closes) == 0 {
 				return "no close-connections step in the fault record", false
 			}
@@ -352,7 +352,7 @@ func LeadershipMoved() Effect {
 // without an answer while the cut lasted: the client had a batch for a
 // partition whose leader it could not reach for longer than d. aiokafka
 // #1017's condition needs d longer than the client's request timeout.
-func UnansweredFor(action string, d time.Duration) Effect {
+func UnansweredFor(action history.Action, d time.Duration) Effect {
 	return Effect{
 		Requirement: fmt.Sprintf("a produce request to the broker %q cut off waited at least %s unanswered while the cut lasted", action, d),
 		prove: func(h *history.History) (string, bool) {

@@ -168,7 +168,7 @@ func (c *checker) checkWire() {
 		}
 		for _, b := range x.Request.Batches {
 			r, ok := x.Answer(b.Topic, b.Partition)
-			if !ok || !definiteRejections[r.ErrorCode] || x.Response.Injected == "drop-response" {
+			if !ok || !definiteRejections[r.ErrorCode] || x.Response.Injected == string(history.ActionDropResponse) {
 				m.mayBeWritten[idOf(b)] = true
 			}
 		}

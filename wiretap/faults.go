@@ -11,7 +11,7 @@ import (
 
 // rule is a pending protocol fault on produce traffic for one partition.
 type rule struct {
-	action    string // drop-response or error-code
+	action    history.Action // ActionDropResponse or ActionErrorCode
 	topic     string
 	partition int32
 	code      int16
@@ -35,7 +35,7 @@ func (r *rule) matches(req *kmsg.ProduceRequest, ids map[[16]byte]string) bool {
 }
 
 // take finds the first live rule of action matching req and uses it up.
-func (t *Tap) take(action string, req *kmsg.ProduceRequest) *rule {
+func (t *Tap) take(action history.Action, req *kmsg.ProduceRequest) *rule {
 	if req == nil {
 		return nil
 	}
@@ -57,13 +57,13 @@ func (t *Tap) take(action string, req *kmsg.ProduceRequest) *rule {
 // injectFor answers a produce request itself when an error-code rule
 // matches, without forwarding it; nil means forward.
 func (t *Tap) injectFor(c *conn, p *pending) kmsg.Response {
-	r := t.take("error-code", p.produce)
+	r := t.take(history.ActionErrorCode, p.produce)
 	if r == nil {
 		return nil
 	}
 	resp := p.produce.ResponseKind().(*kmsg.ProduceResponse)
 	e := history.WireEvent{Kind: history.ProduceResponse, Time: time.Now(), CorrelationID: p.correlation,
-		Injected: "error-code " + history.ErrorName(r.code)}
+		Injected: string(history.ActionErrorCode) + " " + history.ErrorName(r.code)}
 	for _, rt := range p.produce.Topics {
 		st := kmsg.NewProduceResponseTopic()
 		st.Topic, st.TopicID = rt.Topic, rt.TopicID
@@ -77,17 +77,17 @@ func (t *Tap) injectFor(c *conn, p *pending) kmsg.Response {
 		resp.Topics = append(resp.Topics, st)
 	}
 	t.recordOn(c, e)
-	t.recordFault(history.Fault{Action: "error-code", Target: fmt.Sprintf("%s-%d", r.topic, r.partition), Detail: history.ErrorName(r.code)})
+	t.recordFault(history.Fault{Action: history.ActionErrorCode, Target: fmt.Sprintf("%s-%d", r.topic, r.partition), Detail: history.ErrorName(r.code)})
 	return resp
 }
 
 // dropFor tells whether the answer to p is to be swallowed.
 func (t *Tap) dropFor(p *pending) bool {
-	r := t.take("drop-response", p.produce)
+	r := t.take(history.ActionDropResponse, p.produce)
 	if r == nil {
 		return false
 	}
-	t.recordFault(history.Fault{Action: "drop-response", Target: fmt.Sprintf("%s-%d", r.topic, r.partition), Detail: "written, answer dropped, connection closed"})
+	t.recordFault(history.Fault{Action: history.ActionDropResponse, Target: fmt.Sprintf("%s-%d", r.topic, r.partition), Detail: "written, answer dropped, connection closed"})
 	return true
 }
 
@@ -95,13 +95,13 @@ func (t *Tap) dropFor(p *pending) bool {
 // partition reach the broker and be written, then swallows their answers
 // and closes those connections: the "possibly persisted" case.
 func (t *Tap) DropResponses(topic string, partition int32, n int) {
-	t.addRule(&rule{action: "drop-response", topic: topic, partition: partition, remaining: n})
+	t.addRule(&rule{action: history.ActionDropResponse, topic: topic, partition: partition, remaining: n})
 }
 
 // FailProduces answers the next n produce requests that carry topic's
 // partition with code for every partition, without forwarding them.
 func (t *Tap) FailProduces(topic string, partition int32, code int16, n int) {
-	t.addRule(&rule{action: "error-code", topic: topic, partition: partition, code: code, remaining: n})
+	t.addRule(&rule{action: history.ActionErrorCode, topic: topic, partition: partition, code: code, remaining: n})
 }
 
 func (t *Tap) addRule(r *rule) {
@@ -116,9 +116,9 @@ func (t *Tap) Delay(d time.Duration) {
 	t.delay = d
 	t.mu.Unlock()
 	if d > 0 {
-		t.recordFault(history.Fault{Action: "delay", Target: "all", Detail: d.String()})
+		t.recordFault(history.Fault{Action: history.ActionDelay, Target: "all", Detail: d.String()})
 	} else {
-		t.recordFault(history.Fault{Action: "heal", Target: "delay", Repair: true})
+		t.recordFault(history.Fault{Action: history.ActionHeal, Target: "delay"})
 	}
 }
 
@@ -138,7 +138,7 @@ func (t *Tap) CloseConnections(upstream string) {
 	for _, c := range victims {
 		c.close()
 	}
-	t.recordFault(history.Fault{Action: "close-connections", Target: target, Detail: fmt.Sprintf("%d connections", len(victims))})
+	t.recordFault(history.Fault{Action: history.ActionCloseConnections, Target: target, Detail: fmt.Sprintf("%d connections", len(victims))})
 }
 
 // CloseInFlight waits, at most within, until a produce request to the
@@ -181,7 +181,7 @@ func (t *Tap) CloseInFlight(upstream string, within time.Duration) bool {
 // connection opened or used during the cut works again. A client that
 // times out first closes its connection.
 func (t *Tap) Blackhole(upstream string) error {
-	return t.mark(upstream, "blackhole", func(l *listener) { l.blackhole = true })
+	return t.mark(upstream, history.ActionBlackhole, func(l *listener) { l.blackhole = true })
 }
 
 // Hold makes the tap stop passing requests on to the broker at upstream
@@ -190,12 +190,12 @@ func (t *Tap) Blackhole(upstream string) error {
 // once each. For the broker the producer goes quiet; for the producer the
 // broker is slow. Nothing is possibly persisted, so nothing is retried.
 func (t *Tap) Hold(upstream string) error {
-	return t.mark(upstream, "hold", func(l *listener) { l.hold = true })
+	return t.mark(upstream, history.ActionHold, func(l *listener) { l.hold = true })
 }
 
 // mark sets a fault on the listener standing in for upstream and records
 // it as action.
-func (t *Tap) mark(upstream, action string, set func(*listener)) error {
+func (t *Tap) mark(upstream string, action history.Action, set func(*listener)) error {
 	l, err := t.listenerFor(upstream)
 	if err != nil {
 		return err
@@ -218,7 +218,7 @@ func (t *Tap) Heal() {
 	t.delay = 0
 	t.rules = nil
 	t.mu.Unlock()
-	t.recordFault(history.Fault{Action: "heal", Target: "all", Repair: true})
+	t.recordFault(history.Fault{Action: history.ActionHeal, Target: "all"})
 }
 
 // targetLocked names a tap fault's target as node faults name brokers

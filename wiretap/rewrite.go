@@ -91,7 +91,7 @@ func (t *Tap) handleResponse(c *conn, p *pending, body []byte) ([]byte, error) {
 		}
 		if t.dropFor(p) {
 			p.drop = true
-			e.Injected = "drop-response"
+			e.Injected = string(history.ActionDropResponse)
 		}
 		t.recordOn(c, e)
 		// Since Produce v10 (KIP-951) a NOT_LEADER answer names the new

@@ -198,8 +198,10 @@ func (t *Tap) recordOn(c *conn, e history.WireEvent) {
 	t.mu.Unlock()
 }
 
+// recordFault records f as taking effect now, a repair if its action is one.
 func (t *Tap) recordFault(f history.Fault) {
 	f.Time = time.Now()
+	f.Repair = f.Action.Repair()
 	t.mu.Lock()
 	t.faults = append(t.faults, f)
 	t.mu.Unlock()

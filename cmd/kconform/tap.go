@@ -16,7 +16,7 @@ import (
 
 // tapHelp describes the fault commands, for --help and for bad commands:
 // the text form of chaos's tap steps.
-const tapHelp = "fault commands (as --fault values, or one per line on stdin while the tap runs):\n" + chaos.TapCommands
+var tapHelp = "fault commands (as --fault values, or one per line on stdin while the tap runs):\n" + chaos.TapCommands()
 
 // runTap runs the wire tap in front of brokers until interrupted, applying
 // faults from flags and stdin, then saves the wire history and judges it.

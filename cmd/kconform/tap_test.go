@@ -47,7 +47,7 @@ func TestTapCommands(t *testing.T) {
 	}
 	var got []string
 	for _, f := range tap.Faults() {
-		got = append(got, f.Action+" "+f.Target)
+		got = append(got, string(f.Action)+" "+f.Target)
 	}
 	want := "hold 127.0.0.1:1, hold 127.0.0.1:2, blackhole 127.0.0.1:2, close-connections 127.0.0.1:2"
 	if !strings.HasPrefix(strings.Join(got, ", "), want) {

@@ -1,0 +1,128 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/history"
+)
+
+// The node faults: steps on the cluster's nodes (fixtures), recorded by
+// chaos as each node is hit.
+
+// nodeStep applies op to every node of target; gap spaces them out. A
+// step that is not a repair leaves its nodes for Victims.
+func nodeStep(action history.Action, target Target, gap time.Duration, op func(*fixtures.Node, context.Context) error) Step {
+	return func(ctx context.Context, e *Env) error {
+		nodes, err := target.resolve(ctx, e)
+		if err != nil {
+			return fmt.Errorf("chaos %s: %w", action, err)
+		}
+		if !action.Repair() {
+			e.mu.Lock()
+			e.last = nodes
+			e.mu.Unlock()
+		}
+		for i, n := range nodes {
+			if i > 0 && gap > 0 {
+				if err := sleep(ctx, gap); err != nil {
+					return err
+				}
+			}
+			if err := op(n, ctx); err != nil {
+				return fmt.Errorf("chaos %s: %w", action, err)
+			}
+			e.record(action, n.Name, "")
+		}
+		return nil
+	}
+}
+
+// Kill SIGKILLs the target's nodes.
+func Kill(t Target) Step { return nodeStep(history.ActionKill, t, 0, (*fixtures.Node).Kill) }
+
+// Stop stops the target's nodes gracefully.
+func Stop(t Target) Step { return nodeStep(history.ActionStop, t, 0, (*fixtures.Node).Stop) }
+
+// Start starts the target's nodes, gap apart.
+func Start(t Target, gap time.Duration) Step {
+	return nodeStep(history.ActionStart, t, gap, (*fixtures.Node).Start)
+}
+
+// Pause freezes the target's nodes.
+func Pause(t Target) Step { return nodeStep(history.ActionPause, t, 0, (*fixtures.Node).Pause) }
+
+// Unpause thaws the target's nodes.
+func Unpause(t Target) Step { return nodeStep(history.ActionUnpause, t, 0, (*fixtures.Node).Unpause) }
+
+// MoveLeaders moves the leadership of every partition of the Env's topic
+// to another broker: each replica list is rotated by one (the same
+// replicas, another preferred leader), then the preferred leaders are
+// elected. Requests in flight to the old leaders meet NOT_LEADER answers.
+func MoveLeaders() Step {
+	return func(ctx context.Context, e *Env) error {
+		// Right after a metadata node restarts the controller may not
+		// answer yet: try again for a minute.
+		deadline := time.Now().Add(time.Minute)
+		for {
+			err := moveLeaders(ctx, e)
+			if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
+				return err
+			}
+			if e.Progress != nil {
+				fmt.Fprintf(e.Progress, "kconform: chaos: %v; trying again\n", err)
+			}
+			if err := sleep(ctx, 2*time.Second); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func moveLeaders(ctx context.Context, e *Env) error {
+	{
+		ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		cl, err := e.Cluster.Client()
+		if err != nil {
+			return err
+		}
+		defer cl.Close()
+		adm := kadm.NewClient(cl)
+		td, err := adm.ListTopics(ctx, e.Topic)
+		if err != nil {
+			return fmt.Errorf("chaos move-leaders: %w", err)
+		}
+		req := kadm.AlterPartitionAssignmentsReq{}
+		parts := kadm.TopicsSet{}
+		for p, d := range td[e.Topic].Partitions {
+			if len(d.Replicas) < 2 {
+				continue
+			}
+			req.Assign(e.Topic, p, append(slices.Clone(d.Replicas[1:]), d.Replicas[0]))
+			parts.Add(e.Topic, p)
+		}
+		if _, err := adm.AlterPartitionAssignments(ctx, req); err != nil {
+			return fmt.Errorf("chaos move-leaders: reassign: %w", err)
+		}
+		res, err := adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, parts)
+		if err != nil {
+			return fmt.Errorf("chaos move-leaders: elect: %w", err)
+		}
+		moved := 0
+		for _, ps := range res {
+			for _, r := range ps {
+				if r.Err == nil {
+					moved++
+				}
+			}
+		}
+		e.record(history.ActionMoveLeaders, "all", fmt.Sprintf("%d partitions", moved))
+		return nil
+	}
+}

@@ -1,0 +1,117 @@
+package chaos
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kconform/kconform/wiretap"
+)
+
+// The tap's faults. The tap, not chaos, records each when it takes
+// effect (FaultTypes says as which history.Action), naming brokers
+// broker-N as node faults do.
+
+// DropResponses has the tap let the broker write the next n produce
+// requests for a partition of topic ("" is the Env's topic) and drop their
+// answers, closing the connection as a lost answer does.
+func DropResponses(topic string, partition int32, n int) Step {
+	return func(_ context.Context, e *Env) error {
+		e.Tap.DropResponses(cmp.Or(topic, e.Topic), partition, n)
+		return nil
+	}
+}
+
+// FailProduces has the tap answer the next n produce requests for a
+// partition of topic ("" is the Env's topic) with a Kafka error code,
+// without passing them on.
+func FailProduces(topic string, partition int32, code int16, n int) Step {
+	return func(_ context.Context, e *Env) error {
+		e.Tap.FailProduces(cmp.Or(topic, e.Topic), partition, code, n)
+		return nil
+	}
+}
+
+// Delay has the tap hold every answer for d before passing it on (0 ends
+// it; so does Heal).
+func Delay(d time.Duration) Step {
+	return func(_ context.Context, e *Env) error {
+		e.Tap.Delay(d)
+		return nil
+	}
+}
+
+// Close has the tap close every client connection to the target's
+// brokers; clients reconnect at once.
+func Close(t Target) Step {
+	return tapFault("close", t, func(tap *wiretap.Tap, addr string) error {
+		tap.CloseConnections(addr)
+		return nil
+	})
+}
+
+// CloseInFlight has the tap close every client connection to the target's
+// brokers at a moment a produce request to each is in flight (waiting at
+// most within for one), so the client cannot know whether it was written.
+// Closing at any moment may meet none: the answers to a fast broker are
+// often all in.
+func CloseInFlight(t Target, within time.Duration) Step {
+	return func(ctx context.Context, e *Env) error {
+		addrs, err := t.upstreams(ctx, e)
+		if err != nil {
+			return fmt.Errorf("chaos close: %w", err)
+		}
+		for _, a := range addrs {
+			// None in flight is no error: the history's effect check
+			// judges whether any close met one.
+			if !e.Tap.CloseInFlight(a, within) && e.Progress != nil {
+				fmt.Fprintf(e.Progress, "kconform: chaos: no produce request to %s was in flight within %s; closed anyway\n", a, within)
+			}
+		}
+		return nil
+	}
+}
+
+// Blackhole cuts the client off from the target's brokers until Heal: open
+// connections are closed, and new ones get no answer until the heal, when
+// what they sent goes on (see wiretap.Tap.Blackhole).
+func Blackhole(t Target) Step {
+	return tapFault("blackhole", t, func(tap *wiretap.Tap, addr string) error {
+		if err := tap.Blackhole(addr); err != nil {
+			return err
+		}
+		tap.CloseConnections(addr)
+		return nil
+	})
+}
+
+// Hold stops the tap passing the target brokers' requests on, without
+// cutting connections, until Heal: the brokers see the producer go quiet.
+func Hold(t Target) Step {
+	return tapFault("hold", t, (*wiretap.Tap).Hold)
+}
+
+// tapFault applies a tap fault to each broker the target resolves to.
+func tapFault(name string, t Target, apply func(tap *wiretap.Tap, addr string) error) Step {
+	return func(ctx context.Context, e *Env) error {
+		addrs, err := t.upstreams(ctx, e)
+		if err != nil {
+			return fmt.Errorf("chaos %s: %w", name, err)
+		}
+		for _, a := range addrs {
+			if err := apply(e.Tap, a); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// Heal ends every tap fault.
+func Heal() Step {
+	return func(_ context.Context, e *Env) error {
+		e.Tap.Heal()
+		return nil
+	}
+}

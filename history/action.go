@@ -1,0 +1,58 @@
+package history
+
+// Action is what a fault step did, as a Fault records it. chaos records
+// node and cluster steps, the wire tap records its own faults when they
+// take effect, and verify's effects find steps by it; chaos.FaultTypes
+// says which step records which. The values are what history files hold:
+// never change one, add another.
+type Action string
+
+// The actions, grouped by who records them.
+const (
+	// ActionKill: a node SIGKILLed.
+	ActionKill Action = "kill"
+	// ActionStop: a node stopped gracefully (SIGTERM).
+	ActionStop Action = "stop"
+	// ActionStart: a node started again; a repair.
+	ActionStart Action = "start"
+	// ActionPause: a node frozen (docker pause).
+	ActionPause Action = "pause"
+	// ActionUnpause: a node thawed; a repair.
+	ActionUnpause Action = "unpause"
+	// ActionUpgrade: a node stopped to start on the next Kafka release.
+	ActionUpgrade Action = "upgrade"
+	// ActionRestart: a node stopped in an upgrade's second roll, to start
+	// without the pinned protocol version.
+	ActionRestart Action = "restart"
+	// ActionFinalize: an upgrade finalized (metadata.version raised).
+	ActionFinalize Action = "finalize"
+	// ActionMoveLeaders: every partition's leadership moved to another
+	// broker.
+	ActionMoveLeaders Action = "move-leaders"
+
+	// ActionDropResponse: the tap let a produce request be written and
+	// dropped its answer.
+	ActionDropResponse Action = "drop-response"
+	// ActionErrorCode: the tap answered a produce request with an error
+	// without passing it on.
+	ActionErrorCode Action = "error-code"
+	// ActionDelay: the tap holds every answer for a while.
+	ActionDelay Action = "delay"
+	// ActionCloseConnections: the tap closed the client connections to a
+	// broker.
+	ActionCloseConnections Action = "close-connections"
+	// ActionBlackhole: the tap passes nothing to or from a broker.
+	ActionBlackhole Action = "blackhole"
+	// ActionHold: the tap stopped passing requests on to a broker.
+	ActionHold Action = "hold"
+	// ActionHeal: the tap ended its faults; a repair.
+	ActionHeal Action = "heal"
+)
+
+// Repair tells whether a step of the action ends a fault rather than
+// making one: liveness is judged from the last repair, and a report's
+// fault windows close at one. It lives with the action, not with chaos's
+// table, because the tap records heals and cannot import chaos.
+func (a Action) Repair() bool {
+	return a == ActionStart || a == ActionUnpause || a == ActionHeal
+}
