@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-
 	"github.com/kconform/kconform/fixtures"
 )
 
@@ -64,20 +62,11 @@ func Node(name string) Target {
 // LeaderOf targets the current leader of a partition of the Env's topic.
 func LeaderOf(partition int32) Target {
 	return Target{name: fmt.Sprintf("leader of partition %d", partition), resolve: func(ctx context.Context, e *Env) ([]*fixtures.Node, error) {
-		cl, err := e.Cluster.Client()
+		n, err := e.Cluster.LeaderOf(ctx, e.Topic, partition)
 		if err != nil {
 			return nil, err
 		}
-		defer cl.Close()
-		td, err := kadm.NewClient(cl).ListTopics(ctx, e.Topic)
-		if err != nil {
-			return nil, fmt.Errorf("find leader of %s-%d: %w", e.Topic, partition, err)
-		}
-		p, ok := td[e.Topic].Partitions[partition]
-		if !ok || p.Leader < 0 {
-			return nil, fmt.Errorf("partition %s-%d has no leader", e.Topic, partition)
-		}
-		return []*fixtures.Node{e.Cluster.Broker(int(p.Leader))}, nil
+		return []*fixtures.Node{n}, nil
 	}}
 }
 

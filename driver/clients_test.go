@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
-
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/internal/kfaketest"
 	"github.com/kconform/kconform/producer"
 )
 
@@ -53,11 +52,7 @@ func TestClientDriversAgainstKfake(t *testing.T) {
 				}
 				t.Fatal(err)
 			}
-			c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(3, "t"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
+			c := kfaketest.Cluster(t, 3)
 			cfg := producer.Config{Brokers: c.ListenAddrs(), Topic: "t", Partitions: 3, Rate: 300, RunID: "r1"}
 			var logs bytes.Buffer
 			// Run until the client has acknowledged 100 records, not for

@@ -12,11 +12,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kconform/kconform/history"
-	"github.com/kconform/kconform/readback"
+	"github.com/kconform/kconform/internal/kfaketest"
 	"github.com/kconform/kconform/verify"
 )
 
@@ -24,21 +23,13 @@ import (
 // with request controls injecting errors and dropped connections, then
 // read back and verified. It tests kconform's own pipeline, not Kafka.
 
-func newFake(t testing.TB, partitions int32) *kfake.Cluster {
-	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(partitions, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c
-}
+func newFake(t testing.TB, partitions int32) *kfake.Cluster { return kfaketest.Cluster(t, partitions) }
 
 // runAndVerify produces cfg against the fake, reads the log back and
 // returns the history and its verdict.
 func runAndVerify(t *testing.T, c *kfake.Cluster, cfg Config) (*history.History, *verify.Verdict) {
 	t.Helper()
-	cfg.Brokers, cfg.Topic = c.ListenAddrs(), "t"
+	cfg.Brokers, cfg.Topic = c.ListenAddrs(), kfaketest.Topic
 	if cfg.RunID == "" {
 		cfg.RunID = "fast"
 	}
@@ -49,22 +40,7 @@ func runAndVerify(t *testing.T, c *kfake.Cluster, cfg Config) (*history.History,
 	if err != nil {
 		t.Fatalf("produce: %v", err)
 	}
-	read, err := history.ReadClientEvents(&out, cfg.RunID)
-	events := read.Events
-	if err != nil || len(read.Warnings) > 0 || len(read.Unreadable) > 0 {
-		t.Fatalf("read events: %v %v %v", err, read.Warnings, read.Unreadable)
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	log, _, err := readback.ReadLog(ctx, cl, "t", cfg.RunID)
-	if err != nil {
-		t.Fatalf("read back: %v", err)
-	}
-	h := &history.History{RunID: cfg.RunID, Topic: "t", Client: events, LogRead: true, Log: log}
-	v := verify.Check(h, verify.Options{})
+	h, v := kfaketest.Judge(t, c, cfg.RunID, out.Bytes(), nil, nil)
 	if st.Sent != cfg.Count || v.Stats.Acked+v.Stats.SendErrors != int(cfg.Count) {
 		t.Fatalf("sent %d, acked %d, failed %d of %d", st.Sent, v.Stats.Acked, v.Stats.SendErrors, cfg.Count)
 	}
@@ -219,15 +195,7 @@ func TestBrokenProducerIsConvicted(t *testing.T) {
 	if _, err := Run(ctx, cfg, &out); err != nil {
 		t.Fatal(err)
 	}
-	read, _ := history.ReadClientEvents(&out, "bad")
-	events := read.Events
-	cl, _ := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
-	defer cl.Close()
-	log, _, err := readback.ReadLog(ctx, cl, "t", "bad")
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := verify.Check(&history.History{RunID: "bad", Topic: "t", Client: events, LogRead: true, Log: log}, verify.Options{})
+	_, v := kfaketest.Judge(t, c, "bad", out.Bytes(), nil, nil)
 	if v.OK(true) || v.First(verify.Liveness) == nil || v.ProducerFatal == "" {
 		t.Fatalf("broken producer not convicted: %s", v.Paragraph)
 	}

@@ -251,28 +251,16 @@ func consumeCount(ctx context.Context, c *fixtures.Cluster, topic string) int {
 	return len(seen)
 }
 
-// leaderOf returns the broker leading a partition.
+// leaderOf returns the broker leading a partition. A broker that has just
+// been restarted or is busy may let one metadata request time out: it asks
+// again rather than fail the spec.
 func leaderOf(ctx context.Context, c *fixtures.Cluster, topic string, partition int32) *fixtures.Node {
 	GinkgoHelper()
-	cl, err := c.Client()
-	Expect(err).NotTo(HaveOccurred())
-	defer cl.Close()
-	// A broker that has just been restarted or is busy may let one
-	// metadata request time out; ask again rather than fail the spec.
-	var leader int32 = -1
-	Eventually(func() error {
-		td, err := kadm.NewClient(cl).ListTopics(ctx, topic)
-		if err != nil {
-			return err
-		}
-		if err := td[topic].Err; err != nil {
-			return err
-		}
-		leader = td[topic].Partitions[partition].Leader
-		return nil
+	var n *fixtures.Node
+	Eventually(func() (err error) {
+		n, err = c.LeaderOf(ctx, topic, partition)
+		return err
 	}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
-	n := c.Broker(int(leader))
-	Expect(n).NotTo(BeNil(), "no broker %d", leader)
 	return n
 }
 

@@ -11,23 +11,18 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/internal/kfaketest"
 	"github.com/kconform/kconform/producer"
-	"github.com/kconform/kconform/readback"
 	"github.com/kconform/kconform/verify"
 )
 
 // tapped starts kfake with a tap in front of it.
 func tapped(t testing.TB, partitions int32) (*kfake.Cluster, *Tap) {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(partitions, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c := kfaketest.Cluster(t, partitions)
 	tap, err := New(c.ListenAddrs(), WithLogf(t.Logf))
 	if err != nil {
 		t.Fatal(err)
@@ -40,29 +35,14 @@ func tapped(t testing.TB, partitions int32) (*kfake.Cluster, *Tap) {
 // directly from the cluster, and judges the full history.
 func produceThrough(t *testing.T, c *kfake.Cluster, tap *Tap, cfg producer.Config) (*history.History, *verify.Verdict) {
 	t.Helper()
-	cfg.Brokers, cfg.Topic, cfg.RunID = tap.Addrs(), "t", "tap"
+	cfg.Brokers, cfg.Topic, cfg.RunID = tap.Addrs(), kfaketest.Topic, "tap"
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if _, err := producer.Run(ctx, cfg, &out); err != nil {
 		t.Fatal(err)
 	}
-	read, err := history.ReadClientEvents(&out, "tap")
-	events := read.Events
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	log, _, err := readback.ReadLog(ctx, cl, "t", "tap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &history.History{RunID: "tap", Topic: "t", Client: events, LogRead: true, Log: log, Wire: tap.Wire(), Faults: tap.Faults()}
-	return h, verify.Check(h, verify.Options{})
+	return kfaketest.Judge(t, c, "tap", out.Bytes(), tap.Wire(), tap.Faults())
 }
 
 func count(h *history.History, kind string) int {
