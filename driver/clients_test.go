@@ -27,7 +27,7 @@ func TestClientDriversAgainstKfake(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs clients on first use")
 	}
-	for _, name := range []string{"kafkajs", "aiokafka", "kafka-python", "java-2.8", "java-3.9", "java-4.x"} {
+	for _, name := range installedOnUse() {
 		t.Run(name, func(t *testing.T) {
 			d, err := Lookup(name)
 			if err != nil {
@@ -74,6 +74,18 @@ func TestClientDriversAgainstKfake(t *testing.T) {
 			}
 		})
 	}
+}
+
+// installedOnUse are the built-in drivers whose client is installed from
+// a package registry on first use, in registry order.
+func installedOnUse() []string {
+	var names []string
+	for _, c := range Clients() {
+		if c.InstalledFrom != "" {
+			names = append(names, c.Name)
+		}
+	}
+	return names
 }
 
 // checkEvents checks a stopped driver's events as described above; run
@@ -159,7 +171,7 @@ func TestMissingRuntimeIsOneLine(t *testing.T) {
 	t.Cleanup(func() { prepared.Lock(); prepared.commands = saved; prepared.Unlock() })
 	t.Setenv("PATH", t.TempDir())
 	t.Setenv("KCONFORM_ROOT", t.TempDir())
-	for _, name := range []string{"kafkajs", "aiokafka", "kafka-python", "java-2.8"} {
+	for _, name := range installedOnUse() {
 		d, _ := Lookup(name)
 		err := d.Prepare(context.Background(), nil)
 		if err == nil || !strings.Contains(err.Error(), "is not installed: install") || strings.Contains(err.Error(), "\n") {
