@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -59,5 +60,32 @@ func TestCompressedTimersAreTheFamilies(t *testing.T) {
 	}
 	if len(CompressedTimers()) != len(Families()) {
 		t.Errorf("every family compresses its timers in the seed: %d of %d do", len(CompressedTimers()), len(Families()))
+	}
+}
+
+// TestReadmeClientsAreCurrent keeps the README's client section equal to
+// the registry; KCONFORM_UPDATE_DOCS=1 rewrites it.
+func TestReadmeClientsAreCurrent(t *testing.T) {
+	const path = "../README.md"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	start := strings.Index(readme, "<!-- clients:")
+	end := strings.Index(readme, "<!-- end clients -->")
+	if start < 0 || end < start {
+		t.Fatalf("%s lacks the <!-- clients: ... --> and <!-- end clients --> markers", path)
+	}
+	start += strings.Index(readme[start:], "\n") + 1
+	want := readme[:start] + ClientsMarkdown() + readme[end:]
+	if os.Getenv("KCONFORM_UPDATE_DOCS") == "1" {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		readme = want
+	}
+	if readme != want {
+		t.Fatalf("the README's client section is not current: run KCONFORM_UPDATE_DOCS=1 go test ./driver")
 	}
 }
