@@ -2,6 +2,7 @@ package driver
 
 import (
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -87,5 +88,21 @@ func TestReadmeClientsAreCurrent(t *testing.T) {
 	}
 	if readme != want {
 		t.Fatalf("the README's client section is not current: run KCONFORM_UPDATE_DOCS=1 go test ./driver")
+	}
+}
+
+// TestEveryClientRunsInCI: a built-in driver that no CI job runs would go
+// untested; which job and Kafka versions run it is chosen in the workflow.
+func TestEveryClientRunsInCI(t *testing.T) {
+	const path = "../.github/workflows/conformance.yml"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range Names() {
+		word := regexp.MustCompile(`(^|[\s"\[,:])` + regexp.QuoteMeta(name) + `($|[\s"\],}])`)
+		if !word.Match(b) {
+			t.Errorf("no job in %s runs driver %s: add it to the conformance matrix or the clients job's CLIENTS", path, name)
+		}
 	}
 }
