@@ -4,6 +4,14 @@
 // variables, one JSON event per line on stdout, its own logs on stderr, and
 // a clean stop on SIGTERM.
 //
+// The built-in drivers are a registry (registry.go), one file per client
+// family (franzgo.go, librdkafka.go, java.go, kafkajs.go, python.go): each
+// defines its drivers (name, pinned version, how it is prepared) and its
+// family's dialect (how the scenarios' knobs are spelled, the settings it
+// requires, the timers the seed compresses). Lookup, the --driver help,
+// kconform list, docs/clients.md's client table and docs/timers.md all come
+// from it.
+//
 // In the flow: cluster -> **traffic** + faults -> history -> verdict ->
 // report. A driver runs a producer client and writes its events.
 package driver

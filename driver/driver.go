@@ -2,7 +2,6 @@ package driver
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -19,55 +18,6 @@ import (
 
 	"github.com/kconform/kconform/producer"
 )
-
-// Families name a client's setting dialect, so a scenario can give each
-// client the knobs it understands.
-const (
-	FranzGo = "franz-go"
-	// Reference is kconform's reference producer: the bundled franz-go
-	// producer with one record per partition in flight, strict in every
-	// scenario, against which brokers are judged. It is the default.
-	Reference   = "reference"
-	Librdkafka  = "librdkafka"
-	Java        = "java"
-	KafkaJS     = "kafkajs"
-	AIOKafka    = "aiokafka"
-	KafkaPython = "kafka-python"
-)
-
-// JavaVersions are the Kafka releases whose Java client the java drivers
-// run, by driver name: the newest 2.8, 3.x and 4.x on Maven Central.
-// "java" is another name for the newest.
-var JavaVersions = map[string]string{
-	"java-2.8": "2.8.2",
-	"java-3.9": "3.9.2",
-	"java-4.x": "4.4.0",
-}
-
-// Pinned versions of the JavaScript and Python clients; the lock files
-// under producer/kafkajs and producer/python pin the same.
-const (
-	KafkaJSVersion     = "2.2.4"
-	AIOKafkaVersion    = "0.14.0"
-	KafkaPythonVersion = "3.0.12"
-	// LibrdkafkaVersion is the librdkafka bundled by the confluent-kafka-go
-	// that producer/rdkafka pins.
-	LibrdkafkaVersion = "2.11.1"
-)
-
-// Builtin lists the drivers shipped with kconform and what each one is.
-var Builtin = map[string]string{
-	"reference":        "kconform's reference producer (default): franz-go kgo in process, one record per partition in flight",
-	"franz-go":         "franz-go kgo with its default settings, in process (up to 5 produce requests in flight per broker)",
-	"librdkafka-1.8.2": "confluent-kafka-go v1.8.2 with its bundled librdkafka 1.8.2 (producer/rdkafka-1.8.2)",
-	"librdkafka":       "the newest confluent-kafka-go v2 with its bundled librdkafka (producer/rdkafka)",
-	"java-2.8":         "the Java client of Kafka " + JavaVersions["java-2.8"] + " through its own VerifiableProducer (producer/java)",
-	"java-3.9":         "the Java client of Kafka " + JavaVersions["java-3.9"] + " through its own VerifiableProducer (producer/java)",
-	"java-4.x":         "the Java client of Kafka " + JavaVersions["java-4.x"] + " through its own VerifiableProducer (producer/java); also called java",
-	"kafkajs":          "KafkaJS " + KafkaJSVersion + " on the host's Node.js, idempotent with maxInFlightRequests 1 (producer/kafkajs)",
-	"aiokafka":         "aiokafka " + AIOKafkaVersion + " on the host's Python 3, enable_idempotence (producer/python)",
-	"kafka-python":     "kafka-python " + KafkaPythonVersion + " on the host's Python 3, enable_idempotence (producer/python)",
-}
 
 // StopGrace is how long a driver may take to finish after SIGTERM before
 // it is killed.
@@ -91,49 +41,34 @@ var stopGrace = StopGrace
 
 // Driver is one producer client kconform can run.
 type Driver struct {
-	// Name is how users pick it: a Builtin name or a command line.
+	// Name is how users pick it: a built-in driver's name or a command
+	// line.
 	Name string
-	// Family is the setting dialect (FranzGo, Librdkafka, Java), or ""
-	// for a user's command, which gets only the contract's flags.
+	// Family is the setting dialect (FranzGo, Librdkafka, Java, ...), or
+	// "" for a user's command, which gets only the contract's flags.
 	Family string
+	// client is the built-in driver it runs; nil for a user's command.
+	client *Client
 	// command is the executable and its leading arguments, once prepared;
 	// nil for the in-process bundled producer.
 	command []string
-	// prepare builds or fetches what the command needs.
-	prepare func(ctx context.Context, root string, progress io.Writer) ([]string, error)
 }
 
-// Lookup returns the driver called name: a Builtin name, or else a command
-// line run through sh (so quoting works as in a shell). An empty name is
-// the reference producer.
+// Lookup returns the driver called name: a built-in driver's name or
+// alias, or else a command line run through sh (so quoting works as in a
+// shell). An empty name is the reference producer.
 func Lookup(name string) (*Driver, error) {
 	name = strings.TrimSpace(name)
-	switch name {
-	case "", Reference:
-		return &Driver{Name: Reference, Family: FranzGo}, nil
-	case FranzGo:
-		return &Driver{Name: FranzGo, Family: FranzGo}, nil
-	case "librdkafka-1.8.2":
-		return &Driver{Name: name, Family: Librdkafka, prepare: goBuild("producer/rdkafka-1.8.2", "kconform-rdkafka-1.8.2")}, nil
-	case "librdkafka":
-		return &Driver{Name: name, Family: Librdkafka, prepare: goBuild("producer/rdkafka", "kconform-rdkafka")}, nil
-	case Java, "java-2.8", "java-3.9", "java-4.x":
-		if name == Java {
-			name = "java-4.x"
-		}
-		return &Driver{Name: name, Family: Java, prepare: javaTools(JavaVersions[name])}, nil
-	case KafkaJS:
-		return &Driver{Name: name, Family: KafkaJS, prepare: nodeInstall}, nil
-	case AIOKafka:
-		return &Driver{Name: name, Family: AIOKafka, prepare: pythonVenv("aiokafka_driver.py")}, nil
-	case KafkaPython:
-		return &Driver{Name: name, Family: KafkaPython, prepare: pythonVenv("kafka_python_driver.py")}, nil
+	if name == "" {
+		name = Reference
+	}
+	if c, ok := Find(name); ok {
+		return &Driver{Name: c.Name, Family: c.Family.Name, client: &c}, nil
 	}
 	if strings.ContainsAny(name, " /") || isExecutable(name) {
 		return &Driver{Name: name, command: []string{"sh", "-c", name + ` "$@"`, "driver"}}, nil
 	}
-	return nil, fmt.Errorf("unknown driver %q: use one of %s, or a command line such as \"./my-producer --verbose\"",
-		name, strings.Join(slices.Sorted(maps.Keys(Builtin)), ", "))
+	return nil, fmt.Errorf("unknown driver %q: use one of %s, or a command line such as \"./my-producer --verbose\"", name, Choices())
 }
 
 func isExecutable(name string) bool {
@@ -144,32 +79,21 @@ func isExecutable(name string) bool {
 // Version is the client library's version the driver runs, or "" for a
 // user's command.
 func (d *Driver) Version() string {
-	switch d.Name {
-	case Reference, FranzGo:
-		return "franz-go " + producer.FranzGoVersion()
-	case "librdkafka-1.8.2":
-		return "librdkafka 1.8.2"
-	case "librdkafka":
-		return "librdkafka " + LibrdkafkaVersion
-	case "java-2.8", "java-3.9", "java-4.x":
-		return "kafka-clients " + JavaVersions[d.Name]
-	case KafkaJS:
-		return "kafkajs " + KafkaJSVersion
-	case AIOKafka:
-		return "aiokafka " + AIOKafkaVersion
-	case KafkaPython:
-		return "kafka-python " + KafkaPythonVersion
+	if d.client == nil {
+		return ""
 	}
-	return ""
+	return d.client.Version
 }
 
 // InProcess tells whether the driver is the bundled producer.
-func (d *Driver) InProcess() bool { return d.command == nil && d.prepare == nil }
+func (d *Driver) InProcess() bool {
+	return d.command == nil && (d.client == nil || d.client.Prepare == nil)
+}
 
 // Prepare builds what the driver needs (Go binaries, Java jars); it is
 // quick when that is already done.
 func (d *Driver) Prepare(ctx context.Context, progress io.Writer) error {
-	if d.prepare == nil || d.command != nil {
+	if d.command != nil || d.client == nil || d.client.Prepare == nil {
 		return nil
 	}
 	if progress == nil {
@@ -193,7 +117,7 @@ func (d *Driver) Prepare(ctx context.Context, progress io.Writer) error {
 		return fmt.Errorf("driver %s: %w", d.Name, err)
 	}
 	defer unlock()
-	cmd, err := d.prepare(ctx, root, progress)
+	cmd, err := d.client.Prepare(ctx, root, progress)
 	if err != nil {
 		return fmt.Errorf("driver %s: %w", d.Name, err)
 	}
@@ -208,164 +132,6 @@ var prepared = struct {
 	sync.Mutex
 	commands map[string][]string
 }{commands: map[string][]string{}}
-
-// ModuleRoot finds kconform's source tree, where the built-in drivers are
-// built from: KCONFORM_ROOT, or the nearest folder up from the working
-// directory whose go.mod is kconform's.
-func ModuleRoot() (string, error) {
-	if r := os.Getenv("KCONFORM_ROOT"); r != "" {
-		return r, nil
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
-		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
-		if err == nil && strings.HasPrefix(string(b), "module github.com/kconform/kconform\n") {
-			return d, nil
-		}
-	}
-	return "", fmt.Errorf("kconform's source tree is not above %s: run from it or set KCONFORM_ROOT", dir)
-}
-
-// goBuild builds a driver module under root into root/bin.
-func goBuild(dir, binary string) func(context.Context, string, io.Writer) ([]string, error) {
-	return func(ctx context.Context, root string, progress io.Writer) ([]string, error) {
-		out := filepath.Join(root, "bin", binary)
-		fmt.Fprintf(progress, "kconform: building driver %s (cgo; the first build takes about a minute)...\n", binary)
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
-		cmd.Dir = filepath.Join(root, dir)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("go build in %s: %v: %s (a C compiler is needed: apt-get install gcc)", dir, err, lastLine(string(b)))
-		}
-		return []string{out}, nil
-	}
-}
-
-// CacheDir is where built-in drivers keep what they install: KCONFORM_CACHE,
-// or ~/.cache/kconform.
-func CacheDir() string {
-	if c := os.Getenv("KCONFORM_CACHE"); c != "" {
-		return c
-	}
-	home, _ := os.UserHomeDir()
-	return filepath.Join(home, ".cache", "kconform")
-}
-
-// javaTools resolves kafka-tools at version from Maven Central into the
-// cache and returns the java driver's script.
-func javaTools(version string) func(context.Context, string, io.Writer) ([]string, error) {
-	return func(ctx context.Context, root string, progress io.Writer) ([]string, error) {
-		if _, err := exec.LookPath("java"); err != nil {
-			return nil, errors.New("java is not installed: install a JRE 17 (apt-get install openjdk-17-jre-headless)")
-		}
-		dest := filepath.Join(CacheDir(), "kafka-tools-"+version)
-		cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "docker/kafka/resolve.sh"), version, dest, "kafka-tools")
-		cmd.Stderr = progress
-		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("resolve kafka-tools %s: %w", version, err)
-		}
-		return []string{"bash", filepath.Join(root, "producer/java/driver.sh"), "--libs", filepath.Join(dest, "libs")}, nil
-	}
-}
-
-// installed runs install into a fresh folder named for the hash of the
-// lock files under src, unless a finished one exists, and returns it. A
-// changed lock file gets a new folder; a failed install leaves nothing.
-func installed(ctx context.Context, src, name string, lockFiles []string, progress io.Writer,
-	install func(ctx context.Context, dir string) error) (string, error) {
-	h := sha256.New()
-	for _, f := range lockFiles {
-		b, err := os.ReadFile(filepath.Join(src, f))
-		if err != nil {
-			return "", err
-		}
-		h.Write(b)
-	}
-	dir := filepath.Join(CacheDir(), fmt.Sprintf("%s-%x", name, h.Sum(nil)[:6]))
-	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
-		return dir, nil
-	}
-	_ = os.RemoveAll(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	start := time.Now()
-	fmt.Fprintf(progress, "kconform: installing %s into %s (first use)...\n", name, dir)
-	// Installed in place: a virtual environment does not survive a move.
-	if err := install(ctx, dir); err != nil {
-		_ = os.RemoveAll(dir)
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644); err != nil {
-		return "", err
-	}
-	fmt.Fprintf(progress, "kconform: installed %s in %s\n", name, time.Since(start).Round(100*time.Millisecond))
-	return dir, nil
-}
-
-// runQuiet runs a command and returns its last output line on failure.
-func runQuiet(ctx context.Context, dir string, args ...string) error {
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Dir = dir
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, lastLine(string(b)))
-	}
-	return nil
-}
-
-// nodeInstall installs KafkaJS from the npm registry, as pinned by
-// producer/kafkajs/package-lock.json, and returns the KafkaJS driver.
-func nodeInstall(ctx context.Context, root string, progress io.Writer) ([]string, error) {
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return nil, fmt.Errorf("%s is not installed: install Node.js 18 or newer with npm (apt-get install nodejs npm)", tool)
-		}
-	}
-	src := filepath.Join(root, "producer/kafkajs")
-	lock := []string{"package.json", "package-lock.json"}
-	dir, err := installed(ctx, src, "kafkajs", lock, progress, func(ctx context.Context, dir string) error {
-		for _, f := range lock {
-			b, err := os.ReadFile(filepath.Join(src, f))
-			if err != nil {
-				return err
-			}
-			if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-				return err
-			}
-		}
-		return runQuiet(ctx, dir, "npm", "ci", "--omit=dev", "--no-audit", "--no-fund")
-	})
-	if err != nil {
-		return nil, fmt.Errorf("install kafkajs: %w", err)
-	}
-	return []string{"env", "NODE_PATH=" + filepath.Join(dir, "node_modules"), "node", filepath.Join(src, "driver.js")}, nil
-}
-
-// pythonVenv installs the Python clients from PyPI into a virtual
-// environment, as pinned by producer/python/requirements.txt, and returns
-// the driver script run by its interpreter.
-func pythonVenv(script string) func(context.Context, string, io.Writer) ([]string, error) {
-	return func(ctx context.Context, root string, progress io.Writer) ([]string, error) {
-		if _, err := exec.LookPath("python3"); err != nil {
-			return nil, errors.New("python3 is not installed: install Python 3.9 or newer with venv (apt-get install python3 python3-venv)")
-		}
-		src := filepath.Join(root, "producer/python")
-		dir, err := installed(ctx, src, "python-clients", []string{"requirements.txt"}, progress, func(ctx context.Context, dir string) error {
-			if err := runQuiet(ctx, dir, "python3", "-m", "venv", dir); err != nil {
-				return fmt.Errorf("%w (Debian needs apt-get install python3-venv)", err)
-			}
-			return runQuiet(ctx, dir, filepath.Join(dir, "bin/pip"), "install", "--quiet", "--no-deps",
-				"--disable-pip-version-check", "-r", filepath.Join(src, "requirements.txt"))
-		})
-		if err != nil {
-			return nil, fmt.Errorf("install python clients: %w", err)
-		}
-		return []string{filepath.Join(dir, "bin/python"), "-u", filepath.Join(src, script)}, nil
-	}
-}
 
 // Args renders the contract's flags for a run. Settings go as repeated
 // --set key=value in the client's own names.
@@ -391,7 +157,7 @@ func Args(cfg producer.Config, settings map[string]string) []string {
 func (d *Driver) Run(ctx context.Context, cfg producer.Config, settings map[string]string, out, logs io.Writer) error {
 	if d.InProcess() {
 		cfg.Extra = mergeSettings(cfg.Extra, settings)
-		cfg.OnePerPartition = cfg.OnePerPartition || d.Name == Reference
+		cfg.OnePerPartition = cfg.OnePerPartition || (d.client != nil && d.client.OnePerPartition)
 		cfg.Logs = logs
 		_, err := producer.Run(ctx, cfg, out)
 		return err
@@ -441,106 +207,30 @@ func (d *Driver) Run(ctx context.Context, cfg producer.Config, settings map[stri
 }
 
 // Required are the settings a driver needs for its client to behave as the
-// client does by default: Java's VerifiableProducer sets retries=0, which
-// the idempotent producer refuses, so the client's default goes back.
+// client does by default (Family.Required).
 func (d *Driver) Required() map[string]string {
-	if d.Family == Java {
-		return map[string]string{"retries": "2147483647"}
+	s := map[string]string{}
+	if d.client != nil {
+		maps.Copy(s, d.client.Family.Required)
 	}
-	return map[string]string{}
+	return s
 }
 
 // Settings renders the knobs of the bundled producer's Config that every
 // client has (timeouts, retries, linger, in-flight) in the driver's
-// dialect, merged under the scenario's own settings for that family.
+// dialect (Family.Settings), merged under the scenario's own settings for
+// that family.
 func (d *Driver) Settings(cfg producer.Config, byFamily map[string]map[string]string) map[string]string {
 	s := map[string]string{}
-	ms := func(t time.Duration) string { return strconv.FormatInt(t.Milliseconds(), 10) }
-	switch d.Family {
-	case FranzGo:
-		// Config carries these itself.
-	case Librdkafka:
-		if cfg.RequestTimeout > 0 {
-			s["request.timeout.ms"] = ms(cfg.RequestTimeout)
-		}
-		// 0 means never in librdkafka too.
-		s["message.timeout.ms"] = ms(cfg.DeliveryTimeout)
-		if cfg.Linger > 0 {
-			s["linger.ms"] = ms(cfg.Linger)
-		}
-		if cfg.MaxInFlight > 0 {
-			s["max.in.flight.requests.per.connection"] = strconv.Itoa(cfg.MaxInFlight)
-		}
-		if cfg.Retries > 0 {
-			s["retries"] = strconv.Itoa(cfg.Retries)
-		}
-	case Java:
-		req := cfg.RequestTimeout
-		if req == 0 {
-			req = 30 * time.Second
-		}
-		s["request.timeout.ms"] = ms(req)
-		s["linger.ms"] = ms(cfg.Linger)
-		// Java has no "never": the largest timeout it takes stands in.
-		s["delivery.timeout.ms"] = "2147483647"
-		if cfg.DeliveryTimeout > 0 {
-			s["delivery.timeout.ms"] = ms(max(cfg.DeliveryTimeout, req+cfg.Linger))
-		}
-		if cfg.MaxInFlight > 0 {
-			s["max.in.flight.requests.per.connection"] = strconv.Itoa(cfg.MaxInFlight)
-		}
-		// VerifiableProducer sets retries=0, which the idempotent
-		// producer refuses: put back the client's default.
-		s["retries"] = "2147483647"
-		if cfg.Retries > 0 {
-			s["retries"] = strconv.Itoa(cfg.Retries)
-		}
-	case KafkaJS:
-		if cfg.RequestTimeout > 0 {
-			s["requestTimeout"] = ms(cfg.RequestTimeout)
-		}
-		if cfg.Retries > 0 {
-			s["retry.retries"] = strconv.Itoa(cfg.Retries)
-		}
-		// KafkaJS has no delivery timeout and no linger: a send's retries
-		// bound it, and each send leaves at once. maxInFlightRequests stays
-		// 1, as its documentation requires for the idempotent producer.
-	case AIOKafka:
-		if cfg.RequestTimeout > 0 {
-			s["request_timeout_ms"] = ms(cfg.RequestTimeout)
-		}
-		if cfg.Linger > 0 {
-			s["linger_ms"] = ms(cfg.Linger)
-		}
-		// aiokafka has no delivery timeout, retry count or in-flight
-		// setting: a batch expires after request_timeout_ms without a
-		// leader, it retries otherwise, one request per broker at a time.
-	case KafkaPython:
-		req := cfg.RequestTimeout
-		if req == 0 {
-			req = 30 * time.Second
-		}
-		if cfg.RequestTimeout > 0 {
-			s["request_timeout_ms"] = ms(cfg.RequestTimeout)
-		}
-		if cfg.Linger > 0 {
-			s["linger_ms"] = ms(cfg.Linger)
-		}
-		// As for Java: its largest timeout stands for "never".
-		s["delivery_timeout_ms"] = "2147483647"
-		if cfg.DeliveryTimeout > 0 {
-			s["delivery_timeout_ms"] = ms(max(cfg.DeliveryTimeout, req+cfg.Linger))
-		}
-		if cfg.MaxInFlight > 0 {
-			s["max_in_flight_requests_per_connection"] = strconv.Itoa(cfg.MaxInFlight)
-		}
-		if cfg.Retries > 0 {
-			s["retries"] = strconv.Itoa(cfg.Retries)
-		}
+	if d.client != nil && d.client.Family.Settings != nil {
+		s = d.client.Family.Settings(cfg)
 	}
 	maps.Copy(s, byFamily[d.Family])
 	return s
 }
+
+// ms spells a duration in milliseconds, as most clients' settings take it.
+func ms(t time.Duration) string { return strconv.FormatInt(t.Milliseconds(), 10) }
 
 func mergeSettings(a, b map[string]string) map[string]string {
 	if len(b) == 0 {
@@ -593,9 +283,4 @@ func (t *tailWriter) last() string {
 		return "(none)"
 	}
 	return t.prev
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
 }

@@ -18,62 +18,11 @@ import (
 // The conformance scenarios, in catalogue order; docs/scenarios.md is
 // generated from them (ScenariosMarkdown).
 
-// Timer is a client setting a scenario compresses so that a long real
-// outage fits in seconds. A compression is faithful when it scales a timer
-// with the outage (a metadata age against minutes of downtime); one that
-// races the broker's own recovery (a timeout shorter than a broker's
-// restart) would change what is tested, and is not made.
-type Timer struct {
-	// Key and Value are the setting in the client's own names.
-	Key, Value string
-	// Default is the client's own value.
-	Default string
-	// StandsFor says which real timer it stands for and why the scaling
-	// is faithful.
-	StandsFor string
-}
-
-// The seed compresses a 20-minute outage into 20 seconds (1/60); each
-// client's timers that decide how it sees the outage are scaled to match.
-var compressed = map[string][]Timer{
-	driver.FranzGo: {
-		{"metadata.max.age.ms", "3000", "300000", "the longest a client goes without asking for metadata, against minutes of outage"},
-		{"metadata.min.age.ms", "1000", "5000", "the shortest pause between metadata requests, so a recovered cluster is seen within the cool-down as within a real one's minutes"},
-		{"retry.backoff.ms", "250", "250 to 2500 (jittered exponential)", "the pause between retries; a constant 250 ms keeps retries as dense against 20 s as kgo's backoff against 20 minutes"},
-	},
-	driver.Librdkafka: {
-		{"topic.metadata.refresh.interval.ms", "1000", "300000", "the periodic topic metadata refresh, against minutes of outage"},
-		{"topic.metadata.refresh.fast.interval.ms", "100", "100 (250 before 1.9)", "the refresh interval while a leader is unknown"},
-		{"metadata.max.age.ms", "3000", "900000", "the age after which cached metadata is dropped, against minutes of outage"},
-		{"reconnect.backoff.ms", "50", "100", "the first pause before reconnecting to a broker"},
-		{"reconnect.backoff.max.ms", "200", "10000", "the longest pause before reconnecting, 1/120 of the real outage as 200 ms is 1/100 of the compressed one"},
-		// topic.metadata.propagation.max.ms (default 30000) is left alone:
-		// shortened below a broker's restart it races the broker's own
-		// recovery, failing queued records as "Unknown topic or partition"
-		// while a restarted ZooKeeper-mode broker still answers without
-		// the topic, which a real outage would not do.
-	},
-	driver.Java: {
-		{"metadata.max.age.ms", "3000", "300000", "the longest the client goes without asking for metadata, against minutes of outage"},
-		{"retry.backoff.ms", "250", "100", "the pause between retries, the same 250 ms as the other clients (longer than the default, so not a shortcut)"},
-		{"reconnect.backoff.max.ms", "500", "1000", "the longest pause before reconnecting to a broker"},
-	},
-	driver.KafkaJS: {
-		{"metadataMaxAge", "3000", "300000", "the longest the client goes without asking for metadata, against minutes of outage"},
-		{"retry.maxRetryTime", "500", "30000", "the longest pause between a send's retries: 30 s is 1/40 of the real outage, 500 ms 1/40 of the compressed one; the retry count (5) stays the default"},
-	},
-	driver.AIOKafka: {
-		{"metadata_max_age_ms", "3000", "300000", "the longest the client goes without asking for metadata, against minutes of outage; its retry backoff (100 ms) is already short"},
-	},
-	driver.KafkaPython: {
-		{"metadata_max_age_ms", "3000", "300000", "the longest the client goes without asking for metadata, against minutes of outage"},
-		{"reconnect_backoff_max_ms", "500", "30000", "the longest pause before reconnecting: 30 s is 1/40 of the real outage, 500 ms 1/40 of the compressed one"},
-	},
-}
-
-// CompressedTimers returns the timers the seed compresses for a driver
-// family, in the catalogue's order.
-func CompressedTimers(family string) []Timer { return compressed[family] }
+// compressed are the timers the seed shortens, per driver family, as each
+// family's file under driver/ defines them: the seed compresses a
+// 20-minute outage into 20 seconds (1/60), and each client's timers that
+// decide how it sees the outage are scaled to match.
+var compressed = driver.CompressedTimers()
 
 // Seed is the founding case: the whole cluster, ZooKeeper or controllers
 // included, SIGKILLed, down for down, restarted one node at a time, the
@@ -524,22 +473,24 @@ func KnownBadClients(name string, mode fixtures.Mode) []string {
 }
 
 // TimersMarkdown renders the compressed timers of every client as
-// docs/timers.md.
+// docs/timers.md, from the client registry.
 func TimersMarkdown() string {
 	var b strings.Builder
-	b.WriteString("# Compressed timers\n\nGenerated from `scenario/catalogue.go` (`KCONFORM_UPDATE_DOCS=1 go test ./scenario`); do not edit.\n\n")
+	b.WriteString("# Compressed timers\n\nGenerated from each client family's timers under `driver/` (`KCONFORM_UPDATE_DOCS=1 go test ./scenario`); do not edit.\n\n")
 	fmt.Fprintf(&b, "The seed stands for a %.0f-minute full-cluster outage with %.0f seconds. Each client's timers that scale with the\n", RealSeedDown.Minutes(), SeedDown.Seconds())
 	b.WriteString("outage are shortened to match; a timer that races the broker's own recovery is never shortened.\n")
 	b.WriteString("`kconform run --real-time` runs the real outage with every client's defaults.\n\n")
 	b.WriteString("| client family | setting | compressed | default | stands for |\n| --- | --- | --- | --- | --- |\n")
-	for _, family := range slices.Sorted(maps.Keys(compressed)) {
-		for _, t := range compressed[family] {
-			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", family, t.Key, t.Value, t.Default, t.StandsFor)
+	for _, f := range driver.Families() {
+		for _, t := range f.Compressed {
+			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", f.Name, t.Key, t.Value, t.Default, t.StandsFor)
 		}
 	}
-	b.WriteString("\nlibrdkafka's `topic.metadata.propagation.max.ms` (default 30000) is left at its default: shortened\n")
-	b.WriteString("below a broker's restart it fails queued records while a restarted ZooKeeper-mode broker still answers\n")
-	b.WriteString("without the topic, which a real outage would not do.\n")
+	for _, f := range driver.Families() {
+		if f.Kept != "" {
+			b.WriteString("\n" + f.Kept + "\n")
+		}
+	}
 	return b.String()
 }
 

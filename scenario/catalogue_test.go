@@ -35,7 +35,7 @@ func TestCatalogue(t *testing.T) {
 			t.Errorf("known-bad entry for unknown scenario %s", name)
 		}
 		for c := range clients {
-			if _, ok := driver.Builtin[c]; !ok {
+			if _, ok := driver.Find(c); !ok {
 				t.Errorf("known-bad client %s is not a built-in driver", c)
 			}
 		}

@@ -57,7 +57,7 @@ type Scenario struct {
 	// match a compressed outage; RealTime is the real outage they stand
 	// for (see WithRealTime). Both are empty for a scenario run in real
 	// time.
-	Compressed map[string][]Timer
+	Compressed map[string][]driver.Timer
 	RealTime   func() Scenario
 	// ClientDefaults runs every client with its own default settings:
 	// none of the scenario's (its timeouts, its compressed timers), only

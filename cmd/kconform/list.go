@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/kconform/kconform/driver"
@@ -25,8 +23,12 @@ func runList(_ context.Context, args []string) error {
 	}
 	fmt.Printf("\nlabels (ginkgo --label-filter):\n  %s\n", strings.Join(scenario.Labels(), ", "))
 	fmt.Println("\ndrivers (--driver, KCONFORM_CLIENT):")
-	for _, name := range slices.Sorted(maps.Keys(driver.Builtin)) {
-		fmt.Printf("  %-16s %s\n", name, driver.Builtin[name])
+	for _, c := range driver.Clients() {
+		name := c.Name
+		if len(c.Aliases) > 0 {
+			name += " (" + strings.Join(c.Aliases, ", ") + ")"
+		}
+		fmt.Printf("  %-16s %-20s %s\n", name, c.Version, c.About)
 	}
 	return nil
 }

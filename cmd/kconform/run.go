@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/matrix"
 	"github.com/kconform/kconform/scenario"
 )
@@ -13,7 +14,7 @@ import (
 // runRun runs one scenario for one driver on one Kafka version, repeated.
 func runRun(ctx context.Context, args []string) error {
 	fs := newFlags("run", `--driver "<command>" --scenario seed --kafka 2.8.2 --mode zk`)
-	drv := fs.String("driver", os.Getenv("KCONFORM_CLIENT"), "driver: reference, franz-go, librdkafka-1.8.2, librdkafka, java-2.8, java-3.9, java-4.x (java), kafkajs, aiokafka, kafka-python, or a command line (env KCONFORM_CLIENT; default reference)")
+	drv := fs.String("driver", os.Getenv("KCONFORM_CLIENT"), "driver: "+driver.Choices()+", or a command line (env KCONFORM_CLIENT; default "+driver.Reference+")")
 	name := fs.String("scenario", "seed", "scenario: "+strings.Join(scenario.Names(), ", "))
 	kafka := fs.String("kafka", "2.8.2", "Kafka version")
 	mode := fs.String("mode", "", "zk or kraft (default: zk before 4.0, kraft from 4.0)")

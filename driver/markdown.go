@@ -1,0 +1,95 @@
+package driver
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kconform/kconform/producer"
+)
+
+// ClientsMarkdown renders the built-in drivers and their setting dialects
+// as docs/clients.md's client section (between its "clients" markers).
+func ClientsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| driver | client | runs on | what it is |\n| --- | --- | --- | --- |\n")
+	for _, c := range registry {
+		name := "`" + c.Name + "`"
+		for _, a := range c.Aliases {
+			name += " (`" + a + "`)"
+		}
+		runs := c.Family.Runtime
+		if c.InstalledFrom != "" {
+			runs += "; installed from " + c.InstalledFrom + " on first use"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", name, c.Version, runs, c.About)
+	}
+	b.WriteString("\nSettings reach each client in its own names: `--set` as given, and the scenarios' knobs as below\n")
+	b.WriteString("(`-`: the client has no such setting). Required settings are set even with the client's defaults.\n\n")
+	b.WriteString("| family |")
+	for _, k := range knobs {
+		b.WriteString(" " + k.name + " |")
+	}
+	b.WriteString(" required |\n|" + strings.Repeat(" --- |", len(knobs)+2) + "\n")
+	var inProcess []string
+	for _, f := range Families() {
+		if f.Settings == nil {
+			inProcess = append(inProcess, "`"+f.Name+"`")
+			continue
+		}
+		fmt.Fprintf(&b, "| %s |", f.Name)
+		for _, k := range knobs {
+			b.WriteString(" " + codeList(spelling(f, k.set)) + " |")
+		}
+		var req []string
+		for _, k := range slices.Sorted(maps.Keys(f.Required)) {
+			req = append(req, k+"="+f.Required[k])
+		}
+		b.WriteString(" " + codeList(req) + " |\n")
+	}
+	if len(inProcess) > 0 {
+		fmt.Fprintf(&b, "\n%s runs in process and takes the knobs as the bundled producer's `producer.Config`.\n", strings.Join(inProcess, ", "))
+	}
+	return b.String()
+}
+
+// knobs are the bundled producer's Config fields every client has, each
+// set to a value no family's default matches, so that the settings it
+// changes show how the family spells it.
+var knobs = []struct {
+	name string
+	set  func(*producer.Config)
+}{
+	{"request timeout", func(c *producer.Config) { c.RequestTimeout = 7 * time.Second }},
+	{"delivery timeout", func(c *producer.Config) { c.DeliveryTimeout = time.Minute }},
+	{"linger", func(c *producer.Config) { c.Linger = 5 * time.Millisecond }},
+	{"in flight", func(c *producer.Config) { c.MaxInFlight = 3 }},
+	{"retries", func(c *producer.Config) { c.Retries = 7 }},
+}
+
+// spelling returns the settings of family f that one knob changes,
+// compared with a Config that sets none: read from f.Settings itself, so
+// docs/clients.md cannot drift from what drivers are given.
+func spelling(f *Family, set func(*producer.Config)) []string {
+	base := f.Settings(producer.Config{})
+	var cfg producer.Config
+	set(&cfg)
+	var keys []string
+	for k, v := range f.Settings(cfg) {
+		if old, ok := base[k]; !ok || old != v {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// codeList renders names as inline code, or "-" for none.
+func codeList(names []string) string {
+	if len(names) == 0 {
+		return "-"
+	}
+	return "`" + strings.Join(names, "`, `") + "`"
+}

@@ -1,0 +1,109 @@
+package driver
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// ModuleRoot finds kconform's source tree, where the built-in drivers are
+// built from: KCONFORM_ROOT, or the nearest folder up from the working
+// directory whose go.mod is kconform's.
+func ModuleRoot() (string, error) {
+	if r := os.Getenv("KCONFORM_ROOT"); r != "" {
+		return r, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
+		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil && strings.HasPrefix(string(b), "module github.com/kconform/kconform\n") {
+			return d, nil
+		}
+	}
+	return "", fmt.Errorf("kconform's source tree is not above %s: run from it or set KCONFORM_ROOT", dir)
+}
+
+// goBuild builds a driver module under root into root/bin.
+func goBuild(dir, binary string) func(context.Context, string, io.Writer) ([]string, error) {
+	return func(ctx context.Context, root string, progress io.Writer) ([]string, error) {
+		out := filepath.Join(root, "bin", binary)
+		fmt.Fprintf(progress, "kconform: building driver %s (cgo; the first build takes about a minute)...\n", binary)
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
+		cmd.Dir = filepath.Join(root, dir)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("go build in %s: %v: %s (a C compiler is needed: apt-get install gcc)", dir, err, lastLine(string(b)))
+		}
+		return []string{out}, nil
+	}
+}
+
+// CacheDir is where built-in drivers keep what they install: KCONFORM_CACHE,
+// or ~/.cache/kconform.
+func CacheDir() string {
+	if c := os.Getenv("KCONFORM_CACHE"); c != "" {
+		return c
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".cache", "kconform")
+}
+
+// installed runs install into a fresh folder named for the hash of the
+// lock files under src, unless a finished one exists, and returns it. A
+// changed lock file gets a new folder; a failed install leaves nothing.
+func installed(ctx context.Context, src, name string, lockFiles []string, progress io.Writer,
+	install func(ctx context.Context, dir string) error) (string, error) {
+	h := sha256.New()
+	for _, f := range lockFiles {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			return "", err
+		}
+		h.Write(b)
+	}
+	dir := filepath.Join(CacheDir(), fmt.Sprintf("%s-%x", name, h.Sum(nil)[:6]))
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+		return dir, nil
+	}
+	_ = os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	start := time.Now()
+	fmt.Fprintf(progress, "kconform: installing %s into %s (first use)...\n", name, dir)
+	// Installed in place: a virtual environment does not survive a move.
+	if err := install(ctx, dir); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(progress, "kconform: installed %s in %s\n", name, time.Since(start).Round(100*time.Millisecond))
+	return dir, nil
+}
+
+// runQuiet runs a command and returns its last output line on failure.
+func runQuiet(ctx context.Context, dir string, args ...string) error {
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, lastLine(string(b)))
+	}
+	return nil
+}
+
+// lastLine is the last line of a tool's output, for a one-line error.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}

@@ -1,0 +1,133 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/kconform/kconform/producer"
+)
+
+// The Python clients' families, each also the name of its driver.
+const (
+	AIOKafka    = "aiokafka"
+	KafkaPython = "kafka-python"
+)
+
+// Pinned versions of the Python clients; producer/python/requirements.txt
+// pins the same.
+const (
+	AIOKafkaVersion    = "0.14.0"
+	KafkaPythonVersion = "3.0.12"
+)
+
+const pythonRuntime = "Python 3.9+ with venv"
+
+var aiokafkaFamily = &Family{
+	Name:     AIOKafka,
+	Runtime:  pythonRuntime,
+	Settings: aiokafkaSettings,
+	Compressed: []Timer{
+		{"metadata_max_age_ms", "3000", "300000", "the longest the client goes without asking for metadata, against minutes of outage; its retry backoff (100 ms) is already short"},
+	},
+}
+
+var kafkaPythonFamily = &Family{
+	Name:     KafkaPython,
+	Runtime:  pythonRuntime,
+	Settings: kafkaPythonSettings,
+	Compressed: []Timer{
+		{"metadata_max_age_ms", "3000", "300000", "the longest the client goes without asking for metadata, against minutes of outage"},
+		{"reconnect_backoff_max_ms", "500", "30000", "the longest pause before reconnecting: 30 s is 1/40 of the real outage, 500 ms 1/40 of the compressed one"},
+	},
+}
+
+var pythonClients = []Client{
+	{
+		Name:          AIOKafka,
+		Family:        aiokafkaFamily,
+		Version:       "aiokafka " + AIOKafkaVersion,
+		About:         "aiokafka (pure Python on asyncio) with enable_idempotence=True (producer/python)",
+		InstalledFrom: "PyPI",
+		Prepare:       pythonVenv("aiokafka_driver.py"),
+	},
+	{
+		Name:          KafkaPython,
+		Family:        kafkaPythonFamily,
+		Version:       "kafka-python " + KafkaPythonVersion,
+		About:         "kafka-python (pure Python) with enable_idempotence=True (producer/python)",
+		InstalledFrom: "PyPI",
+		Prepare:       pythonVenv("kafka_python_driver.py"),
+	},
+}
+
+// aiokafkaSettings spells the scenario's knobs as aiokafka's settings.
+func aiokafkaSettings(cfg producer.Config) map[string]string {
+	s := map[string]string{}
+	if cfg.RequestTimeout > 0 {
+		s["request_timeout_ms"] = ms(cfg.RequestTimeout)
+	}
+	if cfg.Linger > 0 {
+		s["linger_ms"] = ms(cfg.Linger)
+	}
+	// aiokafka has no delivery timeout, retry count or in-flight
+	// setting: a batch expires after request_timeout_ms without a
+	// leader, it retries otherwise, one request per broker at a time.
+	return s
+}
+
+// kafkaPythonSettings spells the scenario's knobs as kafka-python's
+// settings.
+func kafkaPythonSettings(cfg producer.Config) map[string]string {
+	s := map[string]string{}
+	req := cfg.RequestTimeout
+	if req == 0 {
+		req = 30 * time.Second
+	}
+	if cfg.RequestTimeout > 0 {
+		s["request_timeout_ms"] = ms(cfg.RequestTimeout)
+	}
+	if cfg.Linger > 0 {
+		s["linger_ms"] = ms(cfg.Linger)
+	}
+	// As for Java: its largest timeout stands for "never".
+	s["delivery_timeout_ms"] = "2147483647"
+	if cfg.DeliveryTimeout > 0 {
+		s["delivery_timeout_ms"] = ms(max(cfg.DeliveryTimeout, req+cfg.Linger))
+	}
+	if cfg.MaxInFlight > 0 {
+		s["max_in_flight_requests_per_connection"] = strconv.Itoa(cfg.MaxInFlight)
+	}
+	if cfg.Retries > 0 {
+		s["retries"] = strconv.Itoa(cfg.Retries)
+	}
+	return s
+}
+
+// pythonVenv installs the Python clients from PyPI into a virtual
+// environment, as pinned by producer/python/requirements.txt, and returns
+// the driver script run by its interpreter.
+func pythonVenv(script string) func(context.Context, string, io.Writer) ([]string, error) {
+	return func(ctx context.Context, root string, progress io.Writer) ([]string, error) {
+		if _, err := exec.LookPath("python3"); err != nil {
+			return nil, errors.New("python3 is not installed: install Python 3.9 or newer with venv (apt-get install python3 python3-venv)")
+		}
+		src := filepath.Join(root, "producer/python")
+		dir, err := installed(ctx, src, "python-clients", []string{"requirements.txt"}, progress, func(ctx context.Context, dir string) error {
+			if err := runQuiet(ctx, dir, "python3", "-m", "venv", dir); err != nil {
+				return fmt.Errorf("%w (Debian needs apt-get install python3-venv)", err)
+			}
+			return runQuiet(ctx, dir, filepath.Join(dir, "bin/pip"), "install", "--quiet", "--no-deps",
+				"--disable-pip-version-check", "-r", filepath.Join(src, "requirements.txt"))
+		})
+		if err != nil {
+			return nil, fmt.Errorf("install python clients: %w", err)
+		}
+		return []string{filepath.Join(dir, "bin/python"), "-u", filepath.Join(src, script)}, nil
+	}
+}

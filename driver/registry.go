@@ -1,0 +1,144 @@
+package driver
+
+import (
+	"context"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/kconform/kconform/producer"
+)
+
+// Client is one driver kconform ships: a client library at a pinned
+// version, how kconform prepares it, and the family whose settings it
+// speaks. Each family's file (franzgo.go, librdkafka.go, java.go,
+// kafkajs.go, python.go) defines its clients.
+type Client struct {
+	// Name is how users pick it (--driver, KCONFORM_CLIENT) and how runs
+	// record it.
+	Name string
+	// Aliases are other names Lookup takes for it.
+	Aliases []string
+	// Family is its setting dialect, shared by its versions.
+	Family *Family
+	// Version is the client library and version it runs, as runs record
+	// it ("librdkafka 2.11.1").
+	Version string
+	// About says what it is in one line (kconform list, docs/clients.md).
+	About string
+	// InstalledFrom is the package registry its client is installed from
+	// on first use (Maven Central, npm, PyPI); "" for one built from
+	// kconform's tree or run in process.
+	InstalledFrom string
+	// Prepare builds or installs what it needs, given kconform's source
+	// tree, and returns the command line that runs it; nil for the
+	// bundled producer, which runs in process.
+	Prepare func(ctx context.Context, root string, progress io.Writer) ([]string, error)
+	// OnePerPartition makes the bundled producer keep one record per
+	// partition in flight (the reference producer).
+	OnePerPartition bool
+}
+
+// Family is a client library's setting dialect, shared by the drivers of
+// its versions: how the scenarios' knobs are spelled for it, what it
+// always needs, and which of its timers the seed compresses.
+type Family struct {
+	// Name keys a scenario's settings for the family
+	// (scenario.Scenario.ClientSettings, Compressed).
+	Name string
+	// Runtime is what the host needs to run its drivers, in words.
+	Runtime string
+	// Settings spells the knobs of the bundled producer's Config that
+	// every client has (request and delivery timeouts, linger, in-flight
+	// limit, retries) in the family's own names; nil when the client
+	// takes the Config as it is (in process).
+	Settings func(cfg producer.Config) map[string]string
+	// Required are settings its drivers always get, even with the
+	// client's defaults, so that the client behaves as it does by default.
+	Required map[string]string
+	// Compressed are the timers the seed shortens, with the real timers
+	// they stand for (docs/timers.md).
+	Compressed []Timer
+	// Kept says which timer the seed leaves at its default and why, when
+	// one would seem an obvious candidate (docs/timers.md).
+	Kept string
+}
+
+// Timer is a client setting a scenario compresses so that a long real
+// outage fits in seconds. A compression is faithful when it scales a timer
+// with the outage (a metadata age against minutes of downtime); one that
+// races the broker's own recovery (a timeout shorter than a broker's
+// restart) would change what is tested, and is not made.
+type Timer struct {
+	// Key and Value are the setting in the client's own names.
+	Key, Value string
+	// Default is the client's own value.
+	Default string
+	// StandsFor says which real timer it stands for and why the scaling
+	// is faithful.
+	StandsFor string
+}
+
+// registry is every built-in driver, in the order kconform lists them:
+// the reference producer first, then by library. A family adds its slice
+// here once; a new version of a library only touches its family's file.
+var registry = slices.Concat(franzGoClients, librdkafkaClients, javaClients, kafkaJSClients, pythonClients)
+
+// Clients returns the built-in drivers in registry order.
+func Clients() []Client { return slices.Clone(registry) }
+
+// Names returns the built-in drivers' names in registry order.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for _, c := range registry {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// Choices lists the built-in drivers' names with their aliases, for help
+// texts and errors: "reference, ..., java-4.x (java), ...".
+func Choices() string {
+	var names []string
+	for _, c := range registry {
+		if len(c.Aliases) > 0 {
+			names = append(names, c.Name+" ("+strings.Join(c.Aliases, ", ")+")")
+			continue
+		}
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Find returns the built-in driver called name, or one of its aliases.
+func Find(name string) (Client, bool) {
+	for _, c := range registry {
+		if c.Name == name || slices.Contains(c.Aliases, name) {
+			return c, true
+		}
+	}
+	return Client{}, false
+}
+
+// Families returns the built-in drivers' families in registry order, each
+// once.
+func Families() []*Family {
+	var out []*Family
+	for _, c := range registry {
+		if !slices.Contains(out, c.Family) {
+			out = append(out, c.Family)
+		}
+	}
+	return out
+}
+
+// CompressedTimers returns the timers the seed compresses, by family name.
+func CompressedTimers() map[string][]Timer {
+	m := map[string][]Timer{}
+	for _, f := range Families() {
+		if len(f.Compressed) > 0 {
+			m[f.Name] = slices.Clone(f.Compressed)
+		}
+	}
+	return m
+}

@@ -1,0 +1,108 @@
+package driver
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestRegistry: every built-in driver is complete, its names and aliases
+// are unique, and Lookup finds it by each of them with its family.
+func TestRegistry(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Clients() {
+		if c.Name == "" || c.Family == nil || c.Family.Name == "" || c.Family.Runtime == "" || c.Version == "" || c.About == "" {
+			t.Errorf("driver %q lacks its name, family, runtime, version or description: %+v", c.Name, c)
+			continue
+		}
+		if c.InstalledFrom != "" && c.Prepare == nil {
+			t.Errorf("driver %s is installed from %s but has no Prepare", c.Name, c.InstalledFrom)
+		}
+		if c.OnePerPartition && c.Prepare != nil {
+			t.Errorf("driver %s: only the in-process producer keeps one record per partition in flight", c.Name)
+		}
+		for _, name := range append([]string{c.Name}, c.Aliases...) {
+			if seen[name] {
+				t.Errorf("driver name %s twice", name)
+			}
+			seen[name] = true
+			d, err := Lookup(name)
+			if err != nil || d.Name != c.Name || d.Family != c.Family.Name || d.Version() != c.Version || d.InProcess() != (c.Prepare == nil) {
+				t.Errorf("Lookup(%q) = %+v, %v; want driver %s of family %s", name, d, err, c.Name, c.Family.Name)
+			}
+		}
+	}
+	// The order users see in --driver, kconform list and docs/clients.md.
+	want := []string{"reference", "franz-go", "librdkafka-1.8.2", "librdkafka", "java-2.8", "java-3.9", "java-4.x", "kafkajs", "aiokafka", "kafka-python"}
+	if got := Names(); !slices.Equal(got, want) {
+		t.Errorf("Names() = %v, want %v", got, want)
+	}
+	if d, err := Lookup(""); err != nil || d.Name != Reference || !d.InProcess() {
+		t.Errorf("the empty name must be the reference producer, got %+v, %v", d, err)
+	}
+	if _, err := Lookup("no-such-driver"); err == nil || !strings.Contains(err.Error(), Choices()) {
+		t.Errorf("an unknown name must be refused with the list, got %v", err)
+	}
+}
+
+// TestCompressedTimersAreTheFamilies': the seed's timers are keyed by the
+// family names that drivers report, with no setting twice.
+func TestCompressedTimersAreTheFamilies(t *testing.T) {
+	for family, timers := range CompressedTimers() {
+		keys := map[string]bool{}
+		for _, tm := range timers {
+			if tm.Key == "" || tm.Value == "" || tm.Default == "" || tm.StandsFor == "" || keys[tm.Key] {
+				t.Errorf("family %s: incomplete or repeated timer %+v", family, tm)
+			}
+			keys[tm.Key] = true
+		}
+	}
+	if len(CompressedTimers()) != len(Families()) {
+		t.Errorf("every family compresses its timers in the seed: %d of %d do", len(CompressedTimers()), len(Families()))
+	}
+}
+
+// TestReadmeClientsAreCurrent keeps docs/clients.md's client section equal to
+// the registry; KCONFORM_UPDATE_DOCS=1 rewrites it.
+func TestReadmeClientsAreCurrent(t *testing.T) {
+	const path = "../docs/clients.md"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	start := strings.Index(readme, "<!-- clients:")
+	end := strings.Index(readme, "<!-- end clients -->")
+	if start < 0 || end < start {
+		t.Fatalf("%s lacks the <!-- clients: ... --> and <!-- end clients --> markers", path)
+	}
+	start += strings.Index(readme[start:], "\n") + 1
+	want := readme[:start] + ClientsMarkdown() + readme[end:]
+	if os.Getenv("KCONFORM_UPDATE_DOCS") == "1" {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		readme = want
+	}
+	if readme != want {
+		t.Fatalf("docs/clients.md's client section is not current: run KCONFORM_UPDATE_DOCS=1 go test ./driver")
+	}
+}
+
+// TestEveryClientRunsInCI: a built-in driver that no CI job runs would go
+// untested; which job and Kafka versions run it is chosen in the workflow.
+func TestEveryClientRunsInCI(t *testing.T) {
+	const path = "../.github/workflows/conformance.yml"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range Names() {
+		word := regexp.MustCompile(`(^|[\s"\[,:])` + regexp.QuoteMeta(name) + `($|[\s"\],}])`)
+		if !word.Match(b) {
+			t.Errorf("no job in %s runs driver %s: add it to the conformance matrix or the clients job's CLIENTS", path, name)
+		}
+	}
+}
