@@ -115,6 +115,8 @@ var FaultTypes = []FaultType{
 	{New: Blackhole, Command: "blackhole", Args: "BROKER|all", Records: actions(history.ActionBlackhole, history.ActionCloseConnections), On: OnBrokers,
 		Doc:   "close the client connections to a broker, then pass nothing either way until heal",
 		parse: func(args []string) (Step, error) { return Blackhole(brokers(args[0])), nil }},
+	{New: PartitionInFlight, Records: actions(history.ActionBlackhole), On: OnBrokers,
+		Doc: "at a moment a produce request to a broker is in flight, pass nothing either way until heal, connections left open (a network partition on a busy wire)"},
 	{New: Hold, Command: "hold", Args: "BROKER|all", Records: actions(history.ActionHold), On: OnBrokers,
 		Doc:   "stop passing requests on to a broker (earlier ones are still answered) until heal",
 		parse: func(args []string) (Step, error) { return Hold(brokers(args[0])), nil }},

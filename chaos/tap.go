@@ -86,6 +86,33 @@ func Blackhole(t Target) Step {
 	})
 }
 
+// PartitionInFlight cuts the client off from the target's brokers as a
+// network partition that begins while a produce request is on the wire:
+// it waits, at most within, for a produce request to each broker to be in
+// flight, then passes nothing either way until Heal, leaving connections
+// open, so that request waits unanswered (see wiretap.Tap.BlackholeInFlight).
+// The history records it as a blackhole.
+func PartitionInFlight(t Target, within time.Duration) Step {
+	return func(ctx context.Context, e *Env) error {
+		addrs, err := t.upstreams(ctx, e)
+		if err != nil {
+			return fmt.Errorf("chaos partition: %w", err)
+		}
+		for _, a := range addrs {
+			found, err := e.Tap.BlackholeInFlight(a, within)
+			if err != nil {
+				return fmt.Errorf("chaos partition %s: %w", a, err)
+			}
+			// None in flight is no error: the history's effect check
+			// judges whether a request waited through the cut.
+			if !found && e.Progress != nil {
+				fmt.Fprintf(e.Progress, "kconform: chaos: no produce request to %s was in flight within %s; cut anyway\n", a, within)
+			}
+		}
+		return nil
+	}
+}
+
 // Hold stops the tap passing the target brokers' requests on, without
 // cutting connections, until Heal: the brokers see the producer go quiet.
 func Hold(t Target) Step {

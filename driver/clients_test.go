@@ -145,8 +145,15 @@ func checkEvents(t *testing.T, events []history.ClientEvent, runWide bool) {
 	if names[history.SendSuccess] < 100 {
 		t.Errorf("want at least 100 acknowledged records, got %v", names)
 	}
-	if names[history.SendError] > 0 {
-		t.Errorf("kfake never fails a record, got %d errors", names[history.SendError])
+	// kfake never fails a record; the one error a client may report is
+	// for a record it was handed while SIGTERM closed it: Java's
+	// VerifiableProducer sends on while its shutdown hook closes the
+	// producer ("Producer closed while send in progress").
+	for _, e := range events {
+		if e.Name == history.SendError && !(runWide && strings.Contains(strings.ToLower(e.Error), "closed")) {
+			t.Errorf("kfake never fails a record, got: %+v", e)
+			break
+		}
 	}
 	for k, n := range outcome {
 		if n != 1 {

@@ -71,14 +71,14 @@ func Seed(down time.Duration) Scenario {
 func LeaderUnreachable(cut time.Duration) Scenario {
 	s := Scenario{
 		Name: "leader-unreachable",
-		Fault: fmt.Sprintf("the tap cuts the client off from the leader of partition 0 for %s (a network partition: nothing passes either way; the brokers keep that leader, so metadata still names it), "+
+		Fault: fmt.Sprintf("the tap cuts the client off from the leader of partition 0 for %s, from a moment a produce request to it is in flight (a network partition: nothing passes either way, connections stay open, and the request waits unanswered; the brokers keep that leader, so metadata still names it), "+
 			"longer than the client's request and delivery timeouts, with batches queued and retried; then the cut heals", cut),
 		Requirement: "When a partition's leader is unreachable for longer than the request timeout, a producer MUST NOT expire a batch that holds a sequence and send later batches past it under the same epoch: after the heal it continues the sequence, or bumps its epoch, and keeps producing.",
 		References:  []string{"aiokafka #1017 (a forward gap, incoming sequence 158 against 155 expected, after a partition had no reachable leader for longer than the request timeout while a retried batch was queued; OUT_OF_ORDER_SEQUENCE_NUMBER then non-retriable, the producer stuck until restarted)", "KIP-98", "KIP-360"},
 		MustShow:    "a produce request to the cut leader waited unanswered for longer than the client's request timeout (5 s; 45 s in real time) while the cut lasted",
 		Producer:    producer.Config{RequestTimeout: 5 * time.Second, DeliveryTimeout: 10 * time.Second},
 		Schedule: []chaos.Step{
-			chaos.Blackhole(chaos.LeaderOf(0)),
+			chaos.PartitionInFlight(chaos.LeaderOf(0), 5*time.Second),
 			chaos.Wait(cut, "leader unreachable"),
 			chaos.Heal(),
 		},

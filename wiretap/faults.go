@@ -147,9 +147,27 @@ func (t *Tap) CloseConnections(upstream string) {
 // the request may or may not have been written. It tells whether one was
 // in flight; when none came in time it closes the connections anyway.
 func (t *Tap) CloseInFlight(upstream string, within time.Duration) bool {
+	found := t.waitInFlight(upstream, within)
+	t.CloseConnections(upstream)
+	return found
+}
+
+// BlackholeInFlight waits, at most within, until a produce request to the
+// broker at upstream is unanswered on some connection, then cuts the
+// broker off as Blackhole does, leaving connections open: the request in
+// flight gets no answer until the heal, as in a network partition that
+// begins while a request is on the wire. It tells whether one was in
+// flight; the cut comes either way.
+func (t *Tap) BlackholeInFlight(upstream string, within time.Duration) (bool, error) {
+	found := t.waitInFlight(upstream, within)
+	return found, t.Blackhole(upstream)
+}
+
+// waitInFlight waits, at most within, until a produce request to the
+// broker at upstream awaits its answer on some connection.
+func (t *Tap) waitInFlight(upstream string, within time.Duration) bool {
 	deadline := time.Now().Add(within)
-	found := false
-	for !found && time.Now().Before(deadline) {
+	for time.Now().Before(deadline) {
 		// A connection's lock is taken without the tap's: the tap records
 		// under its own lock while holding a connection's.
 		t.mu.Lock()
@@ -162,16 +180,12 @@ func (t *Tap) CloseInFlight(upstream string, within time.Duration) bool {
 		t.mu.Unlock()
 		for _, c := range conns {
 			if c.produceInFlight() {
-				found = true
-				break
+				return true
 			}
 		}
-		if !found {
-			time.Sleep(time.Millisecond)
-		}
+		time.Sleep(time.Millisecond)
 	}
-	t.CloseConnections(upstream)
-	return found
+	return false
 }
 
 // Blackhole cuts clients off from the broker at upstream as a network

@@ -414,13 +414,14 @@ func (t *Tap) fromUpstream(c *conn) error {
 		if p == nil {
 			return fmt.Errorf("answer with correlation id %d matches no request", corr)
 		}
+		// A cut broker's answers reach the client after the heal, and are
+		// recorded then: the wire record is what the client got, when.
+		for t.blackholed(c.l) {
+			time.Sleep(20 * time.Millisecond)
+		}
 		out, err := t.handleResponse(c, p, body)
 		if err != nil {
 			return err
-		}
-		// A cut broker's answers reach the client after the heal.
-		for t.blackholed(c.l) {
-			time.Sleep(20 * time.Millisecond)
 		}
 		c.mu.Lock()
 		p.ready, p.done = out, true

@@ -498,3 +498,49 @@ func firstProduceUpstream(tap *Tap) string {
 	}
 	return ""
 }
+
+// TestTapBlackholeInFlight: a partition that begins while a produce
+// request is on the wire leaves it unanswered, on an open connection, past
+// the client's request timeout; after the heal the producer goes on and
+// the run passes.
+func TestTapBlackholeInFlight(t *testing.T) {
+	c, tap := tapped(t, 1)
+	tap.Delay(30 * time.Millisecond)
+	caught := make(chan bool, 1)
+	go func() {
+		var upstream string
+		for deadline := time.Now().Add(time.Minute); upstream == "" && time.Now().Before(deadline); {
+			upstream = firstProduceUpstream(tap)
+			time.Sleep(5 * time.Millisecond)
+		}
+		found := false
+		if upstream != "" {
+			var err error
+			if found, err = tap.BlackholeInFlight(upstream, 4*time.Second); err != nil {
+				t.Error(err)
+			}
+		}
+		caught <- found
+		// The heal comes when the request has waited out the client's
+		// timeout: an event, the tap's own record of it, not a sleep.
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			// As if it healed now: has a request waited out the timeout?
+			now := history.Fault{Time: time.Now(), Action: history.ActionHeal, Target: "all", Repair: true}
+			h := &history.History{Topic: kfaketest.Topic, Wire: tap.Wire(), Faults: append(tap.Faults(), now)}
+			if verify.UnansweredFor(history.ActionBlackhole, time.Second).Prove(h).Shown {
+				break
+			}
+		}
+		tap.Heal()
+	}()
+	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 2000, Rate: 400, RequestTimeout: time.Second, DeliveryTimeout: time.Minute})
+	if !<-caught {
+		t.Fatal("BlackholeInFlight found no produce request in flight")
+	}
+	if r := verify.UnansweredFor(history.ActionBlackhole, time.Second).Prove(h); !r.Shown {
+		t.Fatalf("no produce request waited out the cut: %s", r.Evidence)
+	}
+	if !v.OK(true) {
+		t.Fatalf("after a partition in flight and its heal: %s", v.Paragraph)
+	}
+}
