@@ -70,6 +70,28 @@ func LeaderOf(partition int32) Target {
 	}}
 }
 
+// LeaderAndOthers targets n brokers: the current leader of a partition of
+// the Env's topic, then others in broker order (a majority of a 3-broker
+// cluster with n = 2).
+func LeaderAndOthers(partition int32, n int) Target {
+	return Target{name: fmt.Sprintf("leader of partition %d and %d other broker(s)", partition, n-1), resolve: func(ctx context.Context, e *Env) ([]*fixtures.Node, error) {
+		leader, err := e.Cluster.LeaderOf(ctx, e.Topic, partition)
+		if err != nil {
+			return nil, err
+		}
+		out := []*fixtures.Node{leader}
+		for _, b := range e.Cluster.Brokers() {
+			if len(out) < n && b != leader {
+				out = append(out, b)
+			}
+		}
+		if len(out) < n {
+			return nil, fmt.Errorf("want %d brokers, the cluster has %d", n, len(e.Cluster.Brokers()))
+		}
+		return out, nil
+	}}
+}
+
 // Brokers targets every broker.
 func Brokers() Target {
 	return Target{name: "all brokers", all: true, resolve: func(_ context.Context, e *Env) ([]*fixtures.Node, error) { return e.Cluster.Brokers(), nil }}
