@@ -83,21 +83,10 @@ var FaultTypes = []FaultType{
 		}},
 	{New: FailProduces, Command: "fail", Args: "TOPIC PARTITION ERROR [N]", Records: actions(history.ActionErrorCode), On: OnPartition,
 		Doc: "answer the next N produce requests for the partition with ERROR (NOT_LEADER_FOR_PARTITION, 45, ...)",
-		parse: func(args []string) (Step, error) {
-			p, err := partition(args[1])
-			if err != nil {
-				return nil, err
-			}
-			code, ok := ErrorCode(args[2])
-			if !ok {
-				return nil, fmt.Errorf("unknown Kafka error %s", args[2])
-			}
-			n, err := count(args, 3)
-			if err != nil {
-				return nil, err
-			}
-			return FailProduces(args[0], p, code, n), nil
-		}},
+		parse: parseFail(FailProduces)},
+	{New: FailProducesUntilNext, Command: "fail-held", Args: "TOPIC PARTITION ERROR [N]", Records: actions(history.ActionErrorCode), On: OnPartition,
+		Doc: "as fail, but each answer is held until the client has sent its next request for the partition (at most 5 s)",
+		parse: parseFail(FailProducesUntilNext)},
 	{New: Delay, Command: "delay", Args: "DURATION", Records: actions(history.ActionDelay, history.ActionHeal), On: OnTap,
 		Doc: "hold every answer for DURATION (0 ends it, recorded as a heal)",
 		parse: func(args []string) (Step, error) {
@@ -123,6 +112,26 @@ var FaultTypes = []FaultType{
 	{New: Heal, Command: "heal", Records: actions(history.ActionHeal), On: OnTap,
 		Doc:   "end blackholes, holds and delays, drop unused rules",
 		parse: func([]string) (Step, error) { return Heal(), nil }},
+}
+
+// parseFail reads TOPIC PARTITION ERROR [N] for a step that fails produce
+// requests.
+func parseFail(step func(topic string, partition int32, code int16, n int) Step) func([]string) (Step, error) {
+	return func(args []string) (Step, error) {
+		p, err := partition(args[1])
+		if err != nil {
+			return nil, err
+		}
+		code, ok := ErrorCode(args[2])
+		if !ok {
+			return nil, fmt.Errorf("unknown Kafka error %s", args[2])
+		}
+		n, err := count(args, 3)
+		if err != nil {
+			return nil, err
+		}
+		return step(args[0], p, code, n), nil
+	}
 }
 
 // actions lists a row's Records.

@@ -33,6 +33,17 @@ func FailProduces(topic string, partition int32, code int16, n int) Step {
 	}
 }
 
+// FailProducesUntilNext is FailProduces with each error's answer held
+// until the client has sent its next request for the partition (see
+// wiretap.Tap.FailProducesUntilNext): the client has a later request in
+// flight when it learns the first one failed.
+func FailProducesUntilNext(topic string, partition int32, code int16, n int) Step {
+	return func(_ context.Context, e *Env) error {
+		e.Tap.FailProducesUntilNext(cmp.Or(topic, e.Topic), partition, code, n)
+		return nil
+	}
+}
+
 // Delay has the tap hold every answer for d before passing it on (0 ends
 // it; so does Heal).
 func Delay(d time.Duration) Step {

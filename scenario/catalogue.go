@@ -157,6 +157,22 @@ func Catalogue() []Scenario {
 			},
 		},
 		{
+			Name: "startup-race",
+			Fault: "in the producer's first seconds, each partition's first produce request is answered UNKNOWN_TOPIC_OR_PARTITION by the tap (never written), and the answer is held until the client has sent its next request for the partition (at most 5 s), " +
+				"which the broker, holding no state for the producer, accepts at its later sequence",
+			Requirement: "When a partition's first request fails with a definite error while a later one is accepted, a producer MUST NOT report the first request's records delivered: it resends them, or fails them, and acknowledges only what is in the log.",
+			References: []string{"librdkafka's implicit acknowledgement (rd_kafka_dr_implicit_ack in rd_kafka_handle_idempotent_Produce_success, src/rdkafka_request.c, 1.8.2 l.3229-3230, 2.11.1 l.4568-4569), seen in librdkafka 1.8.2's rolling-upgrade run before any fault",
+				"KAFKA-15591 (a broker accepts any first sequence from a producer it holds no state for; apache/kafka PR #23234)", "franz-go #223 (one request per partition until the first succeeds)", "KIP-98"},
+			MustShow: "a partition's first produce request was answered with the injected error after the client had sent its next request for it, and the broker accepted that one",
+			AtStart: []chaos.Step{
+				chaos.FailProducesUntilNext("", 0, 3, 1),
+				chaos.FailProducesUntilNext("", 1, 3, 1),
+				chaos.FailProducesUntilNext("", 2, 3, 1),
+			},
+			Effects:  []verify.Effect{verify.FailedBeforeNext()},
+			Schedule: []chaos.Step{chaos.Wait(10*time.Second, "producing after the start")},
+		},
+		{
 			Name: "majority-freeze",
 			Fault: "two of the three brokers (the leader of partition 0 and another) paused (docker pause) for 45 s, past the 30 s message timeout, then thawed for 20 s; three rounds, " +
 				"as librdkafka #4134 reports",

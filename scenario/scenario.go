@@ -75,7 +75,10 @@ type Scenario struct {
 	// Warmup is how long the producer runs before the first fault
 	// (default 5 s); Cooldown how long it runs after the last (default 15 s).
 	Warmup, Cooldown time.Duration
-	// Schedule is the fault schedule.
+	// AtStart are fault steps applied before the client starts (tap
+	// rules its first requests must meet); Schedule is the fault schedule,
+	// run after the warm-up.
+	AtStart  []chaos.Step
 	Schedule []chaos.Step
 	// Liveness bounds the time to the first acknowledgement after the last
 	// fault step (default 60 s).
@@ -203,6 +206,14 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 	logs := artifacts.NewStampedLog(logFile)
 	defer logs.Flush()
 	settings, used := s.Settings(drv, cfg)
+	env := &chaos.Env{Cluster: c, Tap: tap, Topic: Topic, Progress: progress}
+	// Faults that must meet the client's first requests are in place
+	// before it starts.
+	if len(s.AtStart) > 0 {
+		if err := chaos.Run(ctx, env, s.AtStart...); err != nil {
+			return nil, run, nil, fmt.Errorf("fault schedule at start: %w", err)
+		}
+	}
 	prodDone := make(chan error, 1)
 	go func() {
 		err := drv.Run(prodCtx, cfg, settings, events, logs)
@@ -213,7 +224,6 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 		prodDone <- err
 	}()
 
-	env := &chaos.Env{Cluster: c, Tap: tap, Topic: Topic, Progress: progress}
 	// The warm-up starts at the client's first acknowledged record, not
 	// at its start: a client slow to start (a JVM on a loaded machine)
 	// would otherwise meet the faults before it produced anything.

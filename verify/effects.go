@@ -389,3 +389,50 @@ func UnansweredFor(action history.Action, d time.Duration) Effect {
 		},
 	}
 }
+
+// FailedBeforeNext: a partition's first produce request was answered with
+// an error the tap injected, and the client sent its next request for that
+// partition, which the broker accepted, before that answer reached it: the
+// start-up race, where a later batch is written by a broker holding no
+// state for the producer while the first one failed.
+func FailedBeforeNext() Effect {
+	return Effect{
+		Requirement: "a partition's first produce request was answered with an injected error, and the client's next request for it was sent before that answer and accepted",
+		prove: func(h *history.History) (string, bool) {
+			xs := h.Exchanges()
+			first := map[int32]history.Exchange{}
+			for _, x := range xs {
+				for _, b := range x.Request.Batches {
+					if b.Topic != h.Topic {
+						continue
+					}
+					f, seen := first[b.Partition]
+					if !seen {
+						first[b.Partition] = x
+						continue
+					}
+					if f.Response == nil || f.Response.Injected == "" || !x.Request.Time.Before(f.Response.Time) {
+						continue
+					}
+					if x.Response == nil || resultOf(x.Response, h.Topic, b.Partition) != 0 {
+						continue
+					}
+					return fmt.Sprintf("partition %d: its first request was answered %s at %s, after the next one (base sequence %d) was sent at %s and accepted",
+						b.Partition, f.Response.Injected, f.Response.Time.Format("15:04:05.000"), b.BaseSequence, x.Request.Time.Format("15:04:05.000")), true
+				}
+			}
+			return "no partition's next request went out before its first one's injected error reached the client, and was accepted", false
+		},
+	}
+}
+
+// resultOf is the error code an answer gives a partition of topic; -1
+// when it does not name it.
+func resultOf(resp *history.WireEvent, topic string, partition int32) int16 {
+	for _, r := range resp.Results {
+		if r.Topic == topic && r.Partition == partition {
+			return r.ErrorCode
+		}
+	}
+	return -1
+}

@@ -16,7 +16,14 @@ type rule struct {
 	partition int32
 	code      int16
 	remaining int
+	// untilNext holds an injected error's answer until the client has
+	// sent its next produce request for the partition (HeldFor at most).
+	untilNext bool
 }
+
+// HeldFor bounds how long FailProducesUntilNext holds an answer waiting
+// for the client's next request for the partition.
+const HeldFor = 5 * time.Second
 
 // matches tells whether req carries the rule's partition; ids names topics
 // by id for Produce v13+.
@@ -56,10 +63,10 @@ func (t *Tap) take(action history.Action, req *kmsg.ProduceRequest) *rule {
 
 // injectFor answers a produce request itself when an error-code rule
 // matches, without forwarding it; nil means forward.
-func (t *Tap) injectFor(c *conn, p *pending) kmsg.Response {
+func (t *Tap) injectFor(c *conn, p *pending) (kmsg.Response, *rule) {
 	r := t.take(history.ActionErrorCode, p.produce)
 	if r == nil {
-		return nil
+		return nil, nil
 	}
 	resp := p.produce.ResponseKind().(*kmsg.ProduceResponse)
 	e := history.WireEvent{Kind: history.ProduceResponse, Time: time.Now(), CorrelationID: p.correlation,
@@ -76,9 +83,27 @@ func (t *Tap) injectFor(c *conn, p *pending) kmsg.Response {
 		}
 		resp.Topics = append(resp.Topics, st)
 	}
-	t.recordOn(c, e)
 	t.recordFault(history.Fault{Action: history.ActionErrorCode, Target: fmt.Sprintf("%s-%d", r.topic, r.partition), Detail: history.ErrorName(r.code)})
-	return resp
+	if r.untilNext {
+		// Recorded when it is released to the client, after the next
+		// request for the partition: the wire record is what the
+		// client got, when.
+		p.injected = &e
+		return resp, r
+	}
+	t.recordOn(c, e)
+	return resp, r
+}
+
+// FailProducesUntilNext answers the next n produce requests that carry
+// topic's partition with code, without forwarding them, as FailProduces
+// does, but holds each answer until the client has sent its next produce
+// request for that partition (at most HeldFor): the client learns the
+// request failed only once a later one is on its way, as when a leader
+// that has not yet taken a new partition up answers a producer's first
+// request while the next is already pipelined.
+func (t *Tap) FailProducesUntilNext(topic string, partition int32, code int16, n int) {
+	t.addRule(&rule{action: history.ActionErrorCode, topic: topic, partition: partition, code: code, remaining: n, untilNext: true})
 }
 
 // dropFor tells whether the answer to p is to be swallowed.

@@ -239,6 +239,12 @@ type pending struct {
 	ready []byte
 	drop  bool
 	done  bool
+	// held is an injected answer waiting for the client's next request
+	// for partition of topic (FailProducesUntilNext); injected is its
+	// record, written when it is released.
+	held      *rule
+	injected  *history.WireEvent
+	releaseAt time.Time
 }
 
 // produceInFlight tells whether a produce request on c awaits its answer.
@@ -346,8 +352,15 @@ func (t *Tap) fromClient(c *conn) error {
 			time.Sleep(20 * time.Millisecond)
 		}
 		if p != nil {
-			if resp := t.injectFor(c, p); resp != nil {
-				p.ready, p.done = responseFrame(h.correlation, resp), true
+			if resp, r := t.injectFor(c, p); resp != nil {
+				p.ready = responseFrame(h.correlation, resp)
+				if r.untilNext {
+					p.held, p.releaseAt = r, time.Now().Add(HeldFor)
+					t.enqueue(c, p)
+					go t.releaseLater(c, p)
+					continue
+				}
+				p.done = true
 				t.enqueue(c, p)
 				if err := t.flush(c); err != nil {
 					return err
@@ -358,6 +371,9 @@ func (t *Tap) fromClient(c *conn) error {
 		}
 		if _, err := c.upstream.Write(frame(body)); err != nil {
 			return err
+		}
+		if p != nil && p.produce != nil {
+			t.releaseHeld(c, p.produce)
 		}
 	}
 }
@@ -435,6 +451,58 @@ func (t *Tap) fromUpstream(c *conn) error {
 			return io.EOF
 		}
 	}
+}
+
+// releaseHeld releases held answers on c for the partitions req carries:
+// the client's next request for each has gone to the broker.
+func (t *Tap) releaseHeld(c *conn, req *kmsg.ProduceRequest) {
+	c.mu.Lock()
+	var released []*pending
+	for _, q := range c.queue {
+		if q.held != nil && !q.done && q.held.matches(req, t.topicIDsCopy()) {
+			released = append(released, q)
+		}
+	}
+	c.mu.Unlock()
+	for _, q := range released {
+		t.release(c, q)
+	}
+}
+
+// releaseLater releases p's held answer after HeldFor if no later request
+// for its partition came first.
+func (t *Tap) releaseLater(c *conn, p *pending) {
+	time.Sleep(time.Until(p.releaseAt))
+	t.release(c, p)
+}
+
+// release hands a held answer to the client once, recording it then.
+func (t *Tap) release(c *conn, p *pending) {
+	c.mu.Lock()
+	if p.done {
+		c.mu.Unlock()
+		return
+	}
+	p.done = true
+	e := p.injected
+	c.mu.Unlock()
+	if e != nil {
+		e.Time = time.Now()
+		t.recordOn(c, *e)
+	}
+	_ = t.flush(c)
+}
+
+// topicIDsCopy is the topic ids metadata has named, for matching outside
+// the tap's lock.
+func (t *Tap) topicIDsCopy() map[[16]byte]string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[[16]byte]string, len(t.topicIDs))
+	for k, v := range t.topicIDs {
+		out[k] = v
+	}
+	return out
 }
 
 // flush writes every answer that is ready, in request order.
