@@ -82,10 +82,10 @@ var FaultTypes = []FaultType{
 			return DropResponses(args[0], p, n), nil
 		}},
 	{New: FailProduces, Command: "fail", Args: "TOPIC PARTITION ERROR [N]", Records: actions(history.ActionErrorCode), On: OnPartition,
-		Doc: "answer the next N produce requests for the partition with ERROR (NOT_LEADER_FOR_PARTITION, 45, ...)",
+		Doc:   "answer the next N produce requests for the partition with ERROR (NOT_LEADER_FOR_PARTITION, 45, ...)",
 		parse: parseFail(FailProduces)},
 	{New: FailProducesUntilNext, Command: "fail-held", Args: "TOPIC PARTITION ERROR [N]", Records: actions(history.ActionErrorCode), On: OnPartition,
-		Doc: "as fail, but each answer is held until the client has sent its next request for the partition (at most 5 s)",
+		Doc:   "as fail, but each answer is held until the client has sent its next request for the partition (at most 5 s)",
 		parse: parseFail(FailProducesUntilNext)},
 	{New: Delay, Command: "delay", Args: "DURATION", Records: actions(history.ActionDelay, history.ActionHeal), On: OnTap,
 		Doc: "hold every answer for DURATION (0 ends it, recorded as a heal)",
