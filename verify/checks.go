@@ -211,6 +211,7 @@ var Boundaries = []Boundary{
 	{"", "a fault that did not take effect", "INCONCLUSIVE", "TestEffects"},
 	{"", "a leadership scenario whose moves left the client's partitions where they were", "INCONCLUSIVE", "TestLeadershipMoved"},
 	{"", "leader-unreachable: no request to the cut leader waited past the request timeout", "INCONCLUSIVE", "TestUnansweredFor"},
+	{"", "startup-race: no partition's next request went out before its first one's injected error, and was accepted", "INCONCLUSIVE", "TestFailedBeforeNext"},
 	{"", "a reset the broker wrote, no acknowledgement at all", "FAILED", "TestAdversaries/a reset the broker wrote, no ack"},
 	{"", "another run's producer on a reused topic", "PASS", "TestAdversaries/another run's producer on a reused topic"},
 	{"", "the tap's wire alone, the founding bug", "FAILED", "TestTapConvictsFoundingBug"},

@@ -393,3 +393,40 @@ func TestUnansweredFor(t *testing.T) {
 		t.Errorf("shown for 10 s: %s", r.Evidence)
 	}
 }
+
+// TestFailedBeforeNext: startup-race's effect is shown only when the
+// partition's next request went out before the injected error reached the
+// client and was accepted.
+func TestFailedBeforeNext(t *testing.T) {
+	race := func(answerFirstAt time.Duration) *history.History {
+		b := newBuilder()
+		c1 := b.request(0, 1, 0, 0, 2, 0) // records 0-1
+		c2 := b.request(0, 1, 0, 2, 2, 2) // records 2-3, pipelined
+		b.tick(answerFirstAt)
+		b.answer(c1, 0, kerr.UnknownTopicOrPartition.Code)
+		b.h.Wire[len(b.h.Wire)-1].Injected = "error-code UNKNOWN_TOPIC_OR_PARTITION"
+		b.answer(c2, 0, 0)
+		return &b.h
+	}
+	if r := FailedBeforeNext().Prove(race(0)); !r.Shown {
+		t.Errorf("the race: %s", r.Evidence)
+	}
+	// The first answer reaches the client before the next request.
+	b := newBuilder()
+	c1 := b.request(0, 1, 0, 0, 2, 0)
+	b.answer(c1, 0, kerr.UnknownTopicOrPartition.Code)
+	b.h.Wire[len(b.h.Wire)-1].Injected = "error-code UNKNOWN_TOPIC_OR_PARTITION"
+	c2 := b.request(0, 1, 0, 0, 2, 0)
+	b.answer(c2, 0, 0)
+	if r := FailedBeforeNext().Prove(&b.h); r.Shown {
+		t.Errorf("a retry after the answer shown as the race: %s", r.Evidence)
+	}
+	// An error the broker gave, not the tap: not this scenario's fault.
+	h := race(0)
+	for i := range h.Wire {
+		h.Wire[i].Injected = ""
+	}
+	if r := FailedBeforeNext().Prove(h); r.Shown {
+		t.Errorf("a broker's own error shown as the injected one: %s", r.Evidence)
+	}
+}

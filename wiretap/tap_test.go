@@ -544,3 +544,31 @@ func TestTapBlackholeInFlight(t *testing.T) {
 		t.Fatalf("after a partition in flight and its heal: %s", v.Paragraph)
 	}
 }
+
+// TestTapFailUntilNext: an injected error held for the partition's next
+// request reaches a client that sends none (kgo waits for its first
+// request's answer) after HeldFor, recorded when it is released, and the
+// client's retry passes.
+func TestTapFailUntilNext(t *testing.T) {
+	c, tap := tapped(t, 1)
+	tap.FailProducesUntilNext(kfaketest.Topic, 0, kerr.UnknownTopicOrPartition.Code, 1)
+	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 50, Rate: 200, DeliveryTimeout: time.Minute})
+	var injected *history.WireEvent
+	for i, e := range h.Wire {
+		if e.Kind == history.ProduceResponse && e.Injected != "" {
+			injected = &h.Wire[i]
+			break
+		}
+	}
+	if injected == nil {
+		t.Fatal("no injected answer on the wire")
+	}
+	for _, x := range h.Exchanges() {
+		if x.Response == injected && injected.Time.Sub(x.Request.Time) < HeldFor-500*time.Millisecond {
+			t.Fatalf("the injected answer came %s after its request, not held", injected.Time.Sub(x.Request.Time))
+		}
+	}
+	if !v.OK(true) {
+		t.Fatalf("after a held injected error: %s", v.Paragraph)
+	}
+}
