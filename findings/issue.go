@@ -67,8 +67,12 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, h *history.H
 	b.WriteString("\n## What happened\n\n")
 	b.WriteString(v.Paragraph + "\n")
 	if x != nil {
-		fmt.Fprintf(&b, "\n| | |\n|---|---|\n| partition | %d |\n| producer id, epoch | %d, %d |\n| base sequence | %d |\n| sequence due | %d |\n| last sequence acknowledged before it | %d |\n",
-			x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Expected, x.LastAcked)
+		fmt.Fprintf(&b, "\n| | |\n|---|---|\n| partition | %d |\n", x.Partition)
+		// A finding about the log or the client's reports names no batch.
+		if x.ProducerID >= 0 {
+			fmt.Fprintf(&b, "| producer id, epoch | %d, %d |\n| base sequence | %d |\n| sequence due | %d |\n| last sequence acknowledged before it | %d |\n",
+				x.ProducerID, x.Epoch, x.Sequence, x.Expected, x.LastAcked)
+		}
 		if len(x.Answers) > 0 {
 			fmt.Fprintf(&b, "| broker's answers | %s |\n", strings.Join(verify.CompactAnswers(x.Answers), ", then "))
 		}
