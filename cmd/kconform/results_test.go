@@ -1,7 +1,9 @@
 package main
 
 import (
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -48,6 +50,20 @@ func TestPublishedRecordsCarryTheirEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every kept history belongs to a run of the records, so no set-aside
+	// run's evidence lingers.
+	kept := map[string]bool{}
+	for _, r := range records {
+		for _, run := range r.RunList {
+			kept[filepath.ToSlash(filepath.Join("../../results", run.Evidence))] = run.Evidence != ""
+		}
+	}
+	_ = filepath.WalkDir("../../results/evidence", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !kept[filepath.ToSlash(path)] {
+			t.Errorf("%s: evidence of no recorded run (delete it with the run it belonged to)", path)
+		}
+		return nil
+	})
 	for _, r := range records {
 		for _, run := range r.RunList {
 			if run.Commit == "" && run.RecordedIn == "" {

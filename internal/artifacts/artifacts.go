@@ -146,13 +146,21 @@ func findCommit() string {
 		}
 	}
 	if rev == "" {
-		out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+		// A binary built without VCS stamps (go run, -buildvcs=false):
+		// ask the source tree kconform runs from (KCONFORM_ROOT, as the
+		// drivers are built from it), else the working directory.
+		git := func(args ...string) ([]byte, error) {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = os.Getenv("KCONFORM_ROOT")
+			return cmd.Output()
+		}
+		out, err := git("rev-parse", "HEAD")
 		if err != nil {
 			return ""
 		}
 		rev = strings.TrimSpace(string(out))
 		// Only tracked files count, as Go's vcs.modified counts them.
-		if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
+		if st, err := git("status", "--porcelain", "--untracked-files=no"); err == nil && len(strings.TrimSpace(string(st))) > 0 {
 			dirty = "+dirty"
 		}
 	}
