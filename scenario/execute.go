@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -122,6 +123,18 @@ func (s Scenario) Execute(ctx context.Context, slot Slot, progress io.Writer) (*
 		}
 	}
 	c, err := fixtures.Start(ctx, s.Spec(at.Version, at.Mode), progress)
+	// A cluster that did not become ready in time (a loaded machine, many
+	// clusters starting at once) is not the run's fault: one fresh try,
+	// then the run is recorded as not carried out rather than ending a
+	// whole matrix.
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		fmt.Fprintf(progress, "kconform: %s: the cluster did not become ready (%v); starting a fresh one\n", s.Name, err)
+		c, err = fixtures.Start(ctx, s.Spec(at.Version, at.Mode), progress)
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			_ = artifacts.Failed(dir, err)
+			return nil, &RunError{Dir: dir, Err: fmt.Errorf("cluster start: %w", err)}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
