@@ -456,15 +456,9 @@ func TestTapCloseInFlight(t *testing.T) {
 	tap.Delay(30 * time.Millisecond)
 	caught := make(chan bool, 1)
 	go func() {
-		// Wait for the producer's first produce request, not for a time:
-		// a loaded machine starts the client late. Every answer is
-		// delayed, so a request to that broker is in flight for most of
-		// the 5 s the workload lasts after it.
-		var upstream string
-		for deadline := time.Now().Add(time.Minute); upstream == "" && time.Now().Before(deadline); {
-			upstream = firstProduceUpstream(tap)
-			time.Sleep(5 * time.Millisecond)
-		}
+		// Every answer is delayed, so a request to that broker is in
+		// flight for most of the 5 s the workload lasts after it.
+		upstream := awaitFirstProduce(tap)
 		found := upstream != "" && tap.CloseInFlight(upstream, 4*time.Second)
 		caught <- found
 	}()
@@ -508,11 +502,7 @@ func TestTapBlackholeInFlight(t *testing.T) {
 	tap.Delay(30 * time.Millisecond)
 	caught := make(chan bool, 1)
 	go func() {
-		var upstream string
-		for deadline := time.Now().Add(time.Minute); upstream == "" && time.Now().Before(deadline); {
-			upstream = firstProduceUpstream(tap)
-			time.Sleep(5 * time.Millisecond)
-		}
+		upstream := awaitFirstProduce(tap)
 		found := false
 		if upstream != "" {
 			var err error
@@ -571,4 +561,16 @@ func TestTapFailUntilNext(t *testing.T) {
 	if !v.OK(true) {
 		t.Fatalf("after a held injected error: %s", v.Paragraph)
 	}
+}
+
+// awaitFirstProduce waits for the producer's first produce request, not
+// for a time (a loaded machine starts the client late), and returns the
+// broker it went to; "" after a minute without one.
+func awaitFirstProduce(tap *Tap) string {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if upstream := firstProduceUpstream(tap); upstream != "" {
+			return upstream
+		}
+	}
+	return ""
 }
