@@ -145,6 +145,11 @@ func rejudge(root string, strict bool) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", dir, err)
 		}
+		// A run with the client's defaults is judged as its real-time
+		// variant (its outage, its liveness bound), as it was run.
+		if run.ClientDefaults {
+			s = s.WithRealTime()
+		}
 		switch {
 		case run.Expect != "":
 			if s.Expect, err = scenario.ExpectationNamed(run.Expect); err != nil {
