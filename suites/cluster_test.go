@@ -251,16 +251,12 @@ func consumeCount(ctx context.Context, c *fixtures.Cluster, topic string) int {
 	return len(seen)
 }
 
-// leaderOf returns the broker leading a partition. A broker that has just
-// been restarted or is busy may let one metadata request time out: it asks
-// again rather than fail the spec.
+// leaderOf returns the broker leading a partition (fixtures asks again
+// while a broker just restarted lets metadata requests time out).
 func leaderOf(ctx context.Context, c *fixtures.Cluster, topic string, partition int32) *fixtures.Node {
 	GinkgoHelper()
-	var n *fixtures.Node
-	Eventually(func() (err error) {
-		n, err = c.LeaderOf(ctx, topic, partition)
-		return err
-	}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
+	n, err := c.LeaderOf(ctx, topic, partition)
+	Expect(err).NotTo(HaveOccurred())
 	return n
 }
 
