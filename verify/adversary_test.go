@@ -168,6 +168,12 @@ var adversaries = []adversary{
 		b.h.Killed = &history.Killed{At: b.now, GraceMS: 30000}
 		return &b.h
 	}},
+	{name: "killed at its stop holding records it sent: unresolved, not a silent gap", grade: Failed, first: Liveness, reason: "was killed", make: func() *history.History {
+		b := clean(1, 2)
+		b.request(0, 1, 0, 4, 2, 4) // records 4-5: sent, not written, no answer by the kill
+		b.h.Killed = &history.Killed{At: b.now, GraceMS: 30000}
+		return &b.h
+	}},
 	{name: "killed at its stop after settling every record", grade: Informational, first: Liveness, reason: "did not exit", make: func() *history.History {
 		b := clean(1, 2)
 		b.h.Killed = &history.Killed{At: b.now, GraceMS: 30000}

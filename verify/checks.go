@@ -199,6 +199,7 @@ var Boundaries = []Boundary{
 	{Liveness, "records left without an outcome, with or without faults", "FAILED", "TestAdversaries/stalls with no fault at all"},
 	{Liveness, "records the driver reported pending at its stop (not a silent gap)", "FAILED", "TestAdversaries/records reported pending at the stop: unresolved, not lost silently"},
 	{Liveness, "a driver killed at its stop with records unsettled", "FAILED", "TestAdversaries/killed at its stop with records unsettled: no shutdown, judged all the same"},
+	{Liveness, "a driver killed at its stop holding records it sent, not in the log (not a silent gap)", "FAILED", "TestAdversaries/killed at its stop holding records it sent: unresolved, not a silent gap"},
 	{Liveness, "a driver killed at its stop after settling every record", "INFORMATIONAL", "TestAdversaries/killed at its stop after settling every record"},
 	{Liveness, "every record failed for longer than the bound after the last acknowledgement", "FAILED", "TestAdversaries/acks once, then fails everything for minutes"},
 	{Liveness, "a fatal error before the first acknowledgement", "FAILED", "TestAdversaries/fatal before the first ack"},
