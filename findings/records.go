@@ -267,9 +267,14 @@ type Rejudged struct {
 // Changed tells whether the new verdict differs from the one recorded.
 func (x Rejudged) Changed() bool { return x.Grade != x.Run.Grade || x.Check != x.Run.Check }
 
+// Judge judges a kept history of a record's cell as its scenario does.
+// findings knows no scenarios, so its callers pass one
+// (matrix.JudgeRecord).
+type Judge func(Record, *history.History) (*verify.Verdict, error)
+
 // Rejudge judges every run kept as evidence under the results folder dir
 // again with judge, in record order.
-func Rejudge(dir string, judge func(Record, *history.History) (*verify.Verdict, error)) ([]Rejudged, error) {
+func Rejudge(dir string, judge Judge) ([]Rejudged, error) {
 	records, err := Read(dir)
 	if err != nil {
 		return nil, err

@@ -1,8 +1,10 @@
 // Package matrix plans and carries out many scenario runs: scenarios x
 // clients x Kafka versions, each run on a fresh cluster, with confirmation
 // runs for a cell that does not pass, a minimum of runs per record, shards
-// and concurrent jobs. `kconform run` and `kconform matrix` both go
-// through it; the command only parses flags and prints.
+// and concurrent jobs. It also judges saved runs again, in their folders
+// and as kept evidence of the records, as their scenarios judge them.
+// `kconform run`, `kconform matrix` and `kconform verify --artifacts` or
+// `--results` go through it; the command only parses flags and prints.
 //
 // In the flow: cluster -> traffic + faults -> history -> verdict ->
 // report, it drives scenario.Execute (the first four) many times and hands

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/kconform/kconform/findings"
-	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/matrix"
 	"github.com/kconform/kconform/report"
-	"github.com/kconform/kconform/verify"
 )
 
 // runReport writes the HTML pages for runs' artifacts: one per scenario
@@ -55,54 +53,25 @@ func runReport(ctx context.Context, args []string) error {
 // with key "", of every FAILED cell whose run kept its history into out
 // (default <results>/reports), one Markdown file per cell.
 func writeIssues(results, key, out string) error {
-	records, err := findings.Read(results)
-	if err != nil {
+	issues, err := findings.Issues(results, key, matrix.JudgeRecord)
+	switch {
+	case err != nil:
 		return err
-	}
-	notes, err := findings.ReadNotes(filepath.Join(results, "notes.json"))
-	if err != nil {
-		return err
+	case len(issues) == 0:
+		return usageError{fmt.Sprintf("no cell %q in %s (cells are named <kafka>-<mode>/<client>/<scenario>, as kconform results shows them)", key, results)}
+	case key != "" && issues[0].Text == "":
+		r := issues[0].Record
+		return usageError{fmt.Sprintf("%s: no run with its grade (%s) kept its history: run the cell again (%s) and import it with kconform results --import", key, r.Grade, r.Command())}
+	case key != "":
+		fmt.Print(issues[0].Text)
+		return nil
 	}
 	if out == "" {
 		out = filepath.Join(results, "reports")
 	}
-	found := false
-	for _, r := range records {
-		if key != "" && r.Key() != key || key == "" && r.Grade != verify.Failed {
-			continue
-		}
-		found = true
-		run, ok := findings.IssueRun(r)
-		if !ok {
-			if key != "" {
-				return usageError{fmt.Sprintf("%s: no run with its grade (%s) kept its history: run the cell again (%s) and import it with kconform results --import", key, r.Grade, r.Command())}
-			}
-			continue
-		}
-		h, _, err := history.ReadFile(filepath.Join(results, run.Evidence))
-		if err != nil {
-			return err
-		}
-		v, err := judgeRecord(r, h)
-		if err != nil {
-			return err
-		}
-		text := findings.IssueReport(r, run, records, notes, h, v, results)
-		if key != "" {
-			fmt.Print(text)
-			return nil
-		}
-		path := filepath.Join(out, strings.ReplaceAll(r.Key(), "/", "_")+".md")
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			return err
-		}
-		fmt.Println(path)
+	paths, err := findings.WriteIssues(out, issues)
+	for _, p := range paths {
+		fmt.Println(p)
 	}
-	if !found {
-		return usageError{fmt.Sprintf("no cell %q in %s (cells are named <kafka>-<mode>/<client>/<scenario>, as kconform results shows them)", key, results)}
-	}
-	return nil
+	return err
 }
