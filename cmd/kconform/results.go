@@ -47,52 +47,16 @@ func runResults(ctx context.Context, args []string) error {
 	}
 	if *update {
 		path := filepath.Join(*dir, "expectations.json")
-		ex, err := findings.ReadExpectations(path)
-		if err != nil {
-			return err
-		}
-		updated, err := findings.Update(ex, records, matrix.OwnProducer)
-		if err != nil {
-			return err
-		}
-		if err := findings.WriteExpectations(path, updated); err != nil {
+		if err := findings.RewriteExpectations(path, records, matrix.OwnProducer); err != nil {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "kconform results: expectations of %d cells written to %s\n", len(records), path)
 	}
 	if *readme != "" {
-		summary, page, err := findingsText(*dir, records)
-		if err != nil {
+		if err := findings.WriteFindings(*dir, *readme, records, scenario.Names()); err != nil {
 			return err
 		}
-		b, err := os.ReadFile(*readme)
-		if err != nil {
-			return err
-		}
-		out, err := findings.ReplaceSection(string(b), summary)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(*readme, []byte(out), 0o644); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(*dir, FindingsFile), []byte(page), 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "kconform results: findings of %d cells written into %s and %s\n", len(records), *readme, filepath.Join(*dir, FindingsFile))
+		fmt.Fprintf(os.Stderr, "kconform results: findings of %d cells written into %s and %s\n", len(records), *readme, filepath.Join(*dir, findings.FindingsFile))
 	}
 	return nil
-}
-
-// FindingsFile is the page of every finding, in the results folder.
-const FindingsFile = "FINDINGS.md"
-
-// findingsText renders README's findings summary and the findings page
-// from the records and notes under dir.
-func findingsText(dir string, records []findings.Record) (summary, page string, err error) {
-	notes, err := findings.ReadNotes(filepath.Join(dir, "notes.json"))
-	if err != nil {
-		return "", "", err
-	}
-	return findings.Summary(records), findings.FindingsPage(records, notes, scenario.Names()), nil
 }
