@@ -86,7 +86,7 @@ func WritePage(dir string) (string, error) {
 		return "", err
 	}
 	var r artifacts.Run
-	_ = artifacts.ReadJSON(filepath.Join(dir, artifacts.RunFile), &r) // older runs have none
+	_ = artifacts.ReadJSON(filepath.Join(dir, artifacts.RunFile), &r) // a folder without one still gets its page
 	var buf bytes.Buffer
 	if err := RenderPage(&buf, h, &v, r); err != nil {
 		return "", err

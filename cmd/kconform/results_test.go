@@ -11,7 +11,7 @@ import (
 
 // TestPublishedRecordsCarryTheirEvidence holds results/ to what a
 // published finding needs: every run names the kconform commit it ran at
-// (or, for runs from before runs carried it, the commit that recorded
+// (or, for a run whose run.json names none, the commit that recorded
 // it); every expectation other than PASS or NOT-APPLICABLE says why; and
 // every cell with a FAILED run has at least 3 runs in its timing kind.
 func TestPublishedRecordsCarryTheirEvidence(t *testing.T) {
