@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/verify"
@@ -25,6 +26,8 @@ type TapSession struct {
 	Commands io.Reader
 	// CommandsEnd ends the session when Commands ends.
 	CommandsEnd bool
+	// Duration, when above 0, ends the session after that long.
+	Duration time.Duration
 	// Out is the file the wire history is written to at the end.
 	Out string
 	// Logf receives the tap's log and each command applied or refused;
@@ -46,8 +49,8 @@ type TapOutcome struct {
 	Verdict *verify.Verdict
 }
 
-// Run runs the session until ctx ends, or Commands does with CommandsEnd,
-// then writes the wire history to Out and judges it.
+// Run runs the session until ctx ends, Duration passes, or Commands ends
+// with CommandsEnd, then writes the wire history to Out and judges it.
 func (s TapSession) Run(ctx context.Context) (TapOutcome, error) {
 	opts := []wiretap.Option{wiretap.WithLogf(s.Logf)}
 	if s.Debugf != nil {
@@ -60,6 +63,11 @@ func (s TapSession) Run(ctx context.Context) (TapOutcome, error) {
 	defer tap.Close()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	if s.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.Duration)
+		defer cancel()
+	}
 	var addrs []string
 	for _, u := range s.Upstreams {
 		addrs = append(addrs, tap.AddrFor(u))

@@ -413,26 +413,6 @@ func (s Scenario) Judge(h *history.History) *verify.Verdict {
 	return verify.Check(h, verify.Options{LivenessBound: s.Liveness, Effects: s.Effects})
 }
 
-// JudgeSaved grades a history saved outside a scenario run (kconform
-// verify): every check, records acknowledged again within liveness of the
-// last fault, and, when the history names a scenario, the effects its
-// fault must have had. A scenario kconform does not know is a warning,
-// for its fault's effects cannot be checked.
-func JudgeSaved(h *history.History, liveness time.Duration) *verify.Verdict {
-	opts := verify.Options{LivenessBound: liveness}
-	var warnings []string
-	if h.Scenario != "" {
-		if s, err := ByName(h.Scenario); err == nil {
-			opts.Effects = s.Effects
-		} else {
-			warnings = append(warnings, fmt.Sprintf("the history names scenario %q, which kconform does not know: its fault's effects were not checked", h.Scenario))
-		}
-	}
-	v := verify.Check(h, opts)
-	v.Warnings = append(warnings, v.Warnings...)
-	return v
-}
-
 func durationOr(d, def time.Duration) time.Duration {
 	if d == 0 {
 		return def

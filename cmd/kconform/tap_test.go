@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/internal/cli"
 	"github.com/kconform/kconform/verify"
 )
 
@@ -36,7 +37,7 @@ func TestTapConvictsFoundingBug(t *testing.T) {
 	if v.Stats.WireBatches == 0 {
 		t.Fatal("no wire batch was judged")
 	}
-	if err := runVerify(context.Background(), []string{"--history", path}); !errors.As(err, new(failedError)) {
+	if err := runVerify(context.Background(), []string{"--history", path}); !errors.Is(err, cli.ErrFailed) {
 		t.Fatalf("kconform verify --history on the tap's file: want a failed verdict, got %v", err)
 	}
 }

@@ -8,74 +8,58 @@ import (
 	"time"
 
 	"github.com/kconform/kconform/findings"
-	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/internal/artifacts"
+	"github.com/kconform/kconform/internal/cli"
 	"github.com/kconform/kconform/matrix"
-	"github.com/kconform/kconform/readback"
 	"github.com/kconform/kconform/scenario"
 )
 
+// runVerify judges a saved history, or a producer's events with the log
+// read back; with --artifacts or --results, saved runs again.
 func runVerify(ctx context.Context, args []string) error {
-	fs := newFlags("verify", "(--history h.jsonl | --events producer.jsonl [--brokers host:port --topic t] | --artifacts dir | --results results) [flags]")
+	fs := cli.NewFlags("verify", "(--history h.jsonl | --events producer.jsonl [--brokers host:port --topic t] | --artifacts dir | --results results) [flags]")
 	artifacts := fs.String("artifacts", "", "judge every saved scenario run under this folder again, rewriting verdict.json and run.json")
 	results := fs.String("results", "", "judge every run kept as evidence in this results folder again, and fail when a grade or first check differs from its record")
-	historyPath := fs.String("history", "", "a saved history (JSON lines) to judge")
-	eventsPath := fs.String("events", "", "a producer's JSON-lines output to judge")
+	var saved scenario.Saved
+	fs.StringVar(&saved.History, "history", "", "a saved history (JSON lines) to judge")
+	fs.StringVar(&saved.Events, "events", "", "a producer's JSON-lines output to judge")
 	brokers := fs.String("brokers", "", "with --events: read the topic's log back from these brokers")
-	topic := fs.String("topic", "", "with --events: the topic the producer wrote")
-	runID := fs.String("run-id", "", "with --events: only this run's records (default: the run id in the events)")
-	saveHistory := fs.String("save-history", "", "write the assembled history here")
-	verdictPath := fs.String("verdict", "", "write the verdict JSON here")
-	liveness := fs.Duration("liveness", 60*time.Second, "how soon after the last fault records must be acknowledged again")
+	fs.StringVar(&saved.Topic, "topic", "", "with --events: the topic the producer wrote")
+	fs.StringVar(&saved.RunID, "run-id", "", "with --events: only this run's records (default: the run id in the events)")
+	fs.StringVar(&saved.SaveHistory, "save-history", "", "write the assembled history here")
+	fs.StringVar(&saved.SaveVerdict, "verdict", "", "write the verdict JSON here")
+	fs.DurationVar(&saved.Liveness, "liveness", 60*time.Second, "how soon after the last fault records must be acknowledged again")
 	strict := fs.Bool("strict", strictDefault(), "a NON-STRICT verdict fails too (env KCONFORM_STRICT=1)")
-	if err := parse(fs, args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	switch {
-	case *results != "" && (*artifacts != "" || *historyPath != "" || *eventsPath != ""):
-		return usageError{"give --results alone"}
+	case *results != "" && (*artifacts != "" || saved.History != "" || saved.Events != ""):
+		return cli.Usage("give --results alone")
 	case *results != "":
 		return rejudgeResults(*results)
-	case *artifacts != "" && (*historyPath != "" || *eventsPath != ""):
-		return usageError{"give --artifacts alone"}
+	case *artifacts != "" && (saved.History != "" || saved.Events != ""):
+		return cli.Usage("give --artifacts alone")
 	case *artifacts != "":
 		return rejudge(*artifacts, *strict)
-	case *historyPath != "" && *eventsPath != "":
-		return usageError{"give --history or --events, not both"}
-	case *historyPath == "" && *eventsPath == "":
-		return usageError{"nothing to verify: give --history or --events"}
-	case *eventsPath != "" && *brokers != "" && *topic == "":
-		return usageError{"--brokers needs --topic"}
+	case saved.History != "" && saved.Events != "":
+		return cli.Usage("give --history or --events, not both")
+	case saved.History == "" && saved.Events == "":
+		return cli.Usage("nothing to verify: give --history or --events")
+	case saved.Events != "" && *brokers != "" && saved.Topic == "":
+		return cli.Usage("--brokers needs --topic")
 	}
-	var h *history.History
-	var warnings []string
-	var err error
-	if *historyPath != "" {
-		h, warnings, err = history.ReadFile(*historyPath)
-	} else {
-		h, warnings, err = readback.FromEvents(ctx, *eventsPath, *runID, *topic, splitList(*brokers))
-	}
+	saved.Brokers = cli.List(*brokers)
+	v, err := saved.Judge(ctx)
 	if err != nil {
 		return err
 	}
-	if *saveHistory != "" {
-		if err := h.WriteFile(*saveHistory); err != nil {
-			return err
-		}
-	}
-	v := scenario.JudgeSaved(h, *liveness)
-	v.Warnings = append(warnings, v.Warnings...)
 	for _, w := range v.Warnings {
 		fmt.Fprintln(os.Stderr, "kconform verify: warning:", w)
 	}
-	if *verdictPath != "" {
-		if err := v.WriteFile(*verdictPath); err != nil {
-			return err
-		}
-	}
 	fmt.Printf("%s: %s\n", v.Grade, v.Paragraph)
 	if !v.OK(*strict) {
-		return failedError{}
+		return cli.ErrFailed
 	}
 	return nil
 }
@@ -96,10 +80,10 @@ func rejudge(root string, strict bool) error {
 	case err != nil:
 		return err
 	case len(runs) == 0:
-		return usageError{fmt.Sprintf("no saved scenario runs (%s/<version-mode>/<client>/<scenario>/%s) under %s", root, artifacts.HistoryFile, root)}
+		return cli.Usage(fmt.Sprintf("no saved scenario runs (%s/<version-mode>/<client>/<scenario>/%s) under %s", root, artifacts.HistoryFile, root))
 	case bad > 0:
 		fmt.Fprintf(os.Stderr, "kconform verify: %d of %d runs not as expected\n", bad, len(runs))
-		return failedError{}
+		return cli.ErrFailed
 	}
 	return nil
 }
@@ -109,7 +93,7 @@ func rejudge(root string, strict bool) error {
 // change of the verifier must come with the records it changes.
 func rejudgeResults(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, "cells")); err != nil {
-		return usageError{fmt.Sprintf("no result records under %s (want %s/cells)", dir, dir)}
+		return cli.Usage(fmt.Sprintf("no result records under %s (want %s/cells)", dir, dir))
 	}
 	runs, err := findings.Rejudge(dir, matrix.JudgeRecord)
 	if err != nil {
@@ -125,14 +109,7 @@ func rejudgeResults(dir string) error {
 	}
 	fmt.Fprintf(os.Stderr, "kconform verify: %d kept runs judged again, %d changed\n", len(runs), changed)
 	if changed > 0 {
-		return failedError{}
+		return cli.ErrFailed
 	}
 	return nil
-}
-
-// strictDefault reads KCONFORM_STRICT: set to 1 (or true), a NON-STRICT
-// verdict fails like a FAILED one.
-func strictDefault() bool {
-	s := os.Getenv("KCONFORM_STRICT")
-	return s == "1" || s == "true"
 }

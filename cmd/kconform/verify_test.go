@@ -9,6 +9,7 @@ import (
 	"github.com/kconform/kconform/findings"
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/internal/artifacts"
+	"github.com/kconform/kconform/internal/cli"
 	"github.com/kconform/kconform/verify"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestVerifyAgainFails(t *testing.T) {
 	empty := t.TempDir()
 	for _, flag := range []string{"--artifacts", "--results"} {
-		if err := runVerify(t.Context(), []string{flag, empty}); !errors.As(err, new(usageError)) {
+		if err := runVerify(t.Context(), []string{flag, empty}); !cli.IsUsage(err) {
 			t.Errorf("kconform verify %s on an empty folder: want a usage error, got %v", flag, err)
 		}
 	}
@@ -41,7 +42,7 @@ func TestVerifyAgainFails(t *testing.T) {
 	if err := run.WriteFile(filepath.Join(dir, artifacts.RunFile)); err != nil {
 		t.Fatal(err)
 	}
-	if err := runVerify(t.Context(), []string{"--artifacts", root}); !errors.As(err, new(failedError)) {
+	if err := runVerify(t.Context(), []string{"--artifacts", root}); !errors.Is(err, cli.ErrFailed) {
 		t.Errorf("kconform verify --artifacts with a FAILED run that is not known-bad: want a failure, got %v", err)
 	}
 
@@ -58,7 +59,7 @@ func TestVerifyAgainFails(t *testing.T) {
 	if err := h.WriteFile(filepath.Join(results, "evidence", "r1.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	if err := runVerify(t.Context(), []string{"--results", results}); !errors.As(err, new(failedError)) {
+	if err := runVerify(t.Context(), []string{"--results", results}); !errors.Is(err, cli.ErrFailed) {
 		t.Errorf("kconform verify --results with a record that contradicts its evidence: want a failure, got %v", err)
 	}
 }
