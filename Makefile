@@ -64,7 +64,7 @@ lint:
 ## unit: tests that need no Docker (the verifier, the producer and the tap against kfake, every
 ## client driver against kfake: installs the clients on first use)
 unit: runtimes
-	KCONFORM_REQUIRE_CLIENTS=1 go test -count=1 ./history/... ./readback/... ./verify/... ./producer/... ./wiretap/... ./chaos/... ./fixtures/... ./driver/... ./scenario/... ./matrix/... ./report/... ./findings/... ./internal/... ./cmd/...
+	KCONFORM_REQUIRE_CLIENTS=1 go test -count=1 ./history/... ./readback/... ./verify/... ./producer/... ./wiretap/... ./chaos/... ./fixtures/... ./driver/... ./scenario/... ./matrix/... ./bench/... ./report/... ./findings/... ./internal/... ./cmd/...
 
 ## fuzz: the verifier's fuzzer for FUZZTIME (default 1m): a legal client's histories must pass and one
 ## illegal step planted in one must be found; what it finds new joins the committed corpus

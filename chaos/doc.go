@@ -6,5 +6,6 @@
 // report. The fault steps a scenario schedules, applied to the cluster
 // (fixtures) and the tap (wiretap), and recorded as history.Fault.
 // FaultTypes is the table of every fault step: its text form, what it acts
-// on and the history.Action it records.
+// on and the history.Action it records. TapSession is the tap on its own
+// (kconform tap), its faults given in the text form.
 package chaos

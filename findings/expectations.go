@@ -59,6 +59,21 @@ func WriteExpectations(path string, ex []Expectation) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
+// RewriteExpectations rewrites the expectations file at path with those
+// of records (Update: each cell's grades and checks so far), keeping the
+// other cells' expectations.
+func RewriteExpectations(path string, records []Record, own func(client string) bool) error {
+	ex, err := ReadExpectations(path)
+	if err != nil {
+		return err
+	}
+	updated, err := Update(ex, records, own)
+	if err != nil {
+		return err
+	}
+	return WriteExpectations(path, updated)
+}
+
 // Differs returns how a record's runs in this matrix run differ from the
 // cell's expectation, or "" when they do not: every run's grade must be
 // one of the expected grades, and the worst one's check one of the

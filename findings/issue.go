@@ -2,6 +2,7 @@ package findings
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -9,6 +10,70 @@ import (
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/verify"
 )
+
+// Issue is a cell's bug report.
+type Issue struct {
+	Record Record
+	// Text is the report in Markdown; "" when no run with the record's
+	// grade kept its history, so the cell has to be run again for one.
+	Text string
+}
+
+// Issues makes the bug report of the cell named key among the records
+// under results, or, with key "", of every FAILED cell, each from its
+// run's kept history judged again with judge. None is a key that names
+// no cell.
+func Issues(results, key string, judge Judge) ([]Issue, error) {
+	records, err := Read(results)
+	if err != nil {
+		return nil, err
+	}
+	notes, err := ReadNotes(filepath.Join(results, NotesFile))
+	if err != nil {
+		return nil, err
+	}
+	var out []Issue
+	for _, r := range records {
+		if key != "" && r.Key() != key || key == "" && r.Grade != verify.Failed {
+			continue
+		}
+		run, ok := IssueRun(r)
+		if !ok {
+			out = append(out, Issue{Record: r})
+			continue
+		}
+		h, _, err := history.ReadFile(filepath.Join(results, run.Evidence))
+		if err != nil {
+			return nil, err
+		}
+		v, err := judge(r, h)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Issue{Record: r, Text: IssueReport(r, run, records, notes, h, v, results)})
+	}
+	return out, nil
+}
+
+// WriteIssues writes every issue that has a text into the folder out, one
+// Markdown file per cell named for its key, and returns the files' paths.
+func WriteIssues(out string, issues []Issue) ([]string, error) {
+	var paths []string
+	for _, x := range issues {
+		if x.Text == "" {
+			continue
+		}
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return paths, err
+		}
+		path := filepath.Join(out, strings.ReplaceAll(x.Record.Key(), "/", "_")+".md")
+		if err := os.WriteFile(path, []byte(x.Text), 0o644); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
 
 // IssueRun returns the run of r a bug report is about: the first with the
 // record's worst grade that kept its history; false when none did.

@@ -3,6 +3,7 @@ package findings
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -26,6 +27,9 @@ type Note struct {
 func (n Note) about(r Record) bool {
 	return n.Client == r.Client && n.Scenario == r.Scenario && (n.Kafka == "" || n.Kafka == r.Kafka) && (n.Mode == "" || n.Mode == r.Mode)
 }
+
+// NotesFile is the notes' file in a results folder.
+const NotesFile = "notes.json"
 
 // ReadNotes loads a notes file; a missing file is none.
 func ReadNotes(path string) ([]Note, error) {
@@ -340,6 +344,41 @@ func Summary(records []Record) string {
 	}
 	b.WriteString("\nEvery cell, its first finding, the client's code path and its public issue: [results/FINDINGS.md](results/FINDINGS.md); a bug report per FAILED cell: [results/reports/](results/reports/).\n")
 	return b.String()
+}
+
+// FindingsFile is the page of every finding, in the results folder.
+const FindingsFile = "FINDINGS.md"
+
+// Texts renders README's findings summary and the findings page from the
+// records and the notes in the results folder dir, the scenarios in order.
+func Texts(dir string, records []Record, order []string) (summary, page string, err error) {
+	notes, err := ReadNotes(filepath.Join(dir, NotesFile))
+	if err != nil {
+		return "", "", err
+	}
+	return Summary(records), FindingsPage(records, notes, order), nil
+}
+
+// WriteFindings writes README's findings summary into the file readme,
+// between its markers, and the findings page to FindingsFile in the
+// results folder dir, so that no finding is written by hand.
+func WriteFindings(dir, readme string, records []Record, order []string) error {
+	summary, page, err := Texts(dir, records, order)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(readme)
+	if err != nil {
+		return err
+	}
+	out, err := ReplaceSection(string(b), summary)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(readme, []byte(out), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, FindingsFile), []byte(page), 0o644)
 }
 
 // FindingsPage is results/FINDINGS.md: the whole grid and every finding,

@@ -202,8 +202,8 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 			return Record{}, Run{}, false, nil
 		}
 		rec.Scenario, rec.Client, rec.Kafka, rec.Mode = meta.Scenario, meta.Client, meta.Kafka, meta.Mode
-		// A seed in real time has no compressed timer: before runs recorded
-		// client_defaults, that was the only way to run it.
+		// A seed in real time has no compressed timer, so it ran with the
+		// client's defaults even when its run.json does not say so.
 		rec.ClientDefaults = meta.ClientDefaults || meta.Scenario == "seed" && meta.Timing == artifacts.TimingReal
 		rec.Timing = artifacts.TimingOf(meta.Settings, rec.ClientDefaults)
 		run.RunID, run.Commit, run.settings, run.version = meta.RunID, meta.Commit, meta.Settings, meta.ClientVersion
@@ -267,9 +267,14 @@ type Rejudged struct {
 // Changed tells whether the new verdict differs from the one recorded.
 func (x Rejudged) Changed() bool { return x.Grade != x.Run.Grade || x.Check != x.Run.Check }
 
+// Judge judges a kept history of a record's cell as its scenario does.
+// findings knows no scenarios, so its callers pass one
+// (matrix.JudgeRecord).
+type Judge func(Record, *history.History) (*verify.Verdict, error)
+
 // Rejudge judges every run kept as evidence under the results folder dir
 // again with judge, in record order.
-func Rejudge(dir string, judge func(Record, *history.History) (*verify.Verdict, error)) ([]Rejudged, error) {
+func Rejudge(dir string, judge Judge) ([]Rejudged, error) {
 	records, err := Read(dir)
 	if err != nil {
 		return nil, err
@@ -316,8 +321,8 @@ var clientLogPatterns = []*regexp.Regexp{
 // clientLog picks the driver log's lines about a finding at time at: the
 // lines kconform received from 5 s before it to 2 s after (at most 12,
 // the nearest), and among them the one the first matching pattern picks.
-// A log written before lines were stamped gives its first line a pattern
-// picks, and no lines around.
+// A log whose lines carry no stamps gives its first line a pattern picks,
+// and no lines around.
 func clientLog(dir string, at time.Time) (line string, around []string) {
 	b, err := os.ReadFile(filepath.Join(dir, artifacts.LogFile))
 	if err != nil {
@@ -350,7 +355,7 @@ func clientLog(dir string, at time.Time) (line string, around []string) {
 	}
 	search := window
 	if len(search) == 0 && (len(lines) == 0 || lines[0].Time.IsZero()) {
-		search = lines // a log from before stamps: its first match
+		search = lines // a log without time stamps: its first match
 	}
 	for _, l := range window {
 		around = append(around, l.Time.Format("15:04:05.000")+" "+short(l.Text))

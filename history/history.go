@@ -26,7 +26,7 @@ type History struct {
 	// Client holds the producer's events, in the order it printed them.
 	Client []ClientEvent `json:"-"`
 	// Asked is what the driver was asked to do; nil for a history that
-	// did not record it (assembled by hand, or from before it was kept).
+	// does not record it (assembled by hand, or saved without it).
 	Asked *Asked `json:"asked,omitempty"`
 	// Killed says when the driver was killed because it had not stopped
 	// within its grace after SIGTERM; nil when it stopped by itself. Its

@@ -1,8 +1,11 @@
 // Package matrix plans and carries out many scenario runs: scenarios x
 // clients x Kafka versions, each run on a fresh cluster, with confirmation
 // runs for a cell that does not pass, a minimum of runs per record, shards
-// and concurrent jobs. `kconform run` and `kconform matrix` both go
-// through it; the command only parses flags and prints.
+// and concurrent jobs (Campaign: a whole `kconform matrix`, its table and
+// records included). It also judges saved runs again, in their folders
+// and as kept evidence of the records, as their scenarios judge them.
+// `kconform run`, `kconform matrix` and `kconform verify --artifacts` or
+// `--results` go through it; the command only parses flags and prints.
 //
 // In the flow: cluster -> traffic + faults -> history -> verdict ->
 // report, it drives scenario.Execute (the first four) many times and hands
@@ -38,8 +41,10 @@ func (j Job) String() string {
 }
 
 // Plan resolves every Kafka version (each optionally ":zk" or ":kraft"),
-// client and scenario once and returns their product, versions outermost.
-func Plan(kafkas, clients, scenarios []string, strict bool) ([]Job, error) {
+// client and scenario once and returns their product, versions outermost;
+// with realTime every scenario runs as users meet it
+// (Scenario.WithRealTime).
+func Plan(kafkas, clients, scenarios []string, strict, realTime bool) ([]Job, error) {
 	var jobs []Job
 	for _, kv := range kafkas {
 		version, mode, _ := strings.Cut(kv, ":")
@@ -53,6 +58,9 @@ func Plan(kafkas, clients, scenarios []string, strict bool) ([]Job, error) {
 				if err != nil {
 					return nil, err
 				}
+				if realTime {
+					s = s.WithRealTime()
+				}
 				s.Strict = strict
 				jobs = append(jobs, Job{Scenario: s, At: at})
 			}
@@ -62,6 +70,62 @@ func Plan(kafkas, clients, scenarios []string, strict bool) ([]Job, error) {
 		return nil, errors.New("nothing to run: give clients, scenarios and Kafka versions")
 	}
 	return jobs, nil
+}
+
+// Cell is one scenario for one client on one Kafka version, as
+// `kconform run` asks for it.
+type Cell struct {
+	// Scenario is the catalogue scenario's name.
+	Scenario string
+	// Kafka is the version; Mode is "zk", "kraft" or "" for the
+	// version's default.
+	Kafka, Mode string
+	// Driver is a built-in driver's name or a command line; "" is the
+	// reference driver.
+	Driver string
+	// RealTime runs the scenario as users meet it (Scenario.WithRealTime).
+	RealTime bool
+	// Added are client settings, in the client's own names, added to the
+	// scenario's.
+	Added map[string]string
+	// Broken runs kconform's deliberately broken producer instead and
+	// expects its reset verdict.
+	Broken bool
+	// KnownBad expects the client's known failure instead of a pass.
+	KnownBad bool
+	// Strict fails a NON-STRICT verdict too.
+	Strict bool
+}
+
+// Job resolves the cell into the job that runs it; an error says what in
+// the cell is wrong.
+func (c Cell) Job() (Job, error) {
+	at, err := scenario.Resolve(c.Kafka, c.Mode, c.Driver)
+	if err != nil {
+		return Job{}, err
+	}
+	s, err := scenario.ByName(c.Scenario)
+	if err != nil {
+		return Job{}, err
+	}
+	if c.RealTime {
+		s = s.WithRealTime()
+	}
+	if len(c.Added) > 0 {
+		s.Added = c.Added
+	}
+	switch {
+	case c.Broken:
+		s = scenario.Broken(s)
+	case c.KnownBad:
+		expect := scenario.KnownBadFor(s.Name, at.Client, at.Mode)
+		if expect == nil {
+			return Job{}, fmt.Errorf("no known failure of %s in %s on %s brokers (known there: %v)", at.Client, s.Name, at.Mode, scenario.KnownBadClients(s.Name, at.Mode))
+		}
+		s.Expect, s.Client = expect, at.Client
+	}
+	s.Strict = c.Strict
+	return Job{Scenario: s, At: at}, nil
 }
 
 // Shard keeps every n-th job starting with the i-th (1-based) for the

@@ -13,7 +13,7 @@ import (
 )
 
 func TestPlanResolvesOnce(t *testing.T) {
-	jobs, err := Plan([]string{"4.x", "2.8.2:zk"}, []string{"java", "reference"}, []string{"seed"}, false)
+	jobs, err := Plan([]string{"4.x", "2.8.2:zk"}, []string{"java", "reference"}, []string{"seed"}, false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,14 +26,14 @@ func TestPlanResolvesOnce(t *testing.T) {
 		t.Fatalf("plan:\n got %q\nwant %q", got, want)
 	}
 	for _, bad := range [][3]string{{"2.8.2:zz", "reference", "seed"}, {"1.0.0", "reference", "seed"}, {"2.8.2", "no-such-client", "seed"}, {"2.8.2", "reference", "no-such-scenario"}} {
-		if _, err := Plan([]string{bad[0]}, []string{bad[1]}, []string{bad[2]}, false); err == nil {
+		if _, err := Plan([]string{bad[0]}, []string{bad[1]}, []string{bad[2]}, false, false); err == nil {
 			t.Errorf("Plan(%q) took it", bad)
 		}
 	}
 }
 
 func TestShard(t *testing.T) {
-	jobs, _ := Plan([]string{"2.8.2"}, []string{"reference"}, scenario.Names(), false)
+	jobs, _ := Plan([]string{"2.8.2"}, []string{"reference"}, scenario.Names(), false, false)
 	seen := map[string]int{}
 	for i := 1; i <= 3; i++ {
 		mine, err := Shard(jobs, strings.Join([]string{string(rune('0' + i)), "3"}, "/"))
@@ -105,4 +105,42 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(b)
+}
+
+// TestCellJob: kconform run's cell resolves into its job, in real time
+// with added settings, run by the broken producer, or expecting a known
+// failure; a known failure the client does not have is refused.
+func TestCellJob(t *testing.T) {
+	j, err := Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", RealTime: true, Added: map[string]string{"a": "1"}, Strict: true}.Job()
+	if err != nil || !j.Scenario.ClientDefaults || j.Scenario.Added["a"] != "1" || !j.Scenario.Strict || j.At.Mode != fixtures.ZooKeeper {
+		t.Errorf("real-time cell: %+v (%v)", j, err)
+	}
+	if j, err := (Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", Broken: true}).Job(); err != nil || j.Scenario.Expect != &scenario.ExpectReset {
+		t.Errorf("broken cell: expect %v (%v); want the reset", j.Scenario.Expect, err)
+	}
+	if j, err := (Cell{Scenario: "seed", Kafka: "2.8.2", Mode: "zk", Driver: "librdkafka-1.8.2", KnownBad: true}).Job(); err != nil || j.Scenario.Expect == nil || j.Scenario.Client != "librdkafka-1.8.2" {
+		t.Errorf("known-bad cell: %+v (%v); want the founding bug expected of librdkafka-1.8.2", j.Scenario.Expect, err)
+	}
+	if _, err := (Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", KnownBad: true}).Job(); err == nil || !strings.Contains(err.Error(), "no known failure") {
+		t.Errorf("known-bad reference: %v; want no known failure", err)
+	}
+}
+
+// TestCampaignJobs: a campaign's jobs are its shard of the plan, in real
+// time when asked, and the shard is said on its progress.
+func TestCampaignJobs(t *testing.T) {
+	var progress bytes.Buffer
+	c := Campaign{Kafkas: []string{"2.8.2"}, Clients: []string{"reference"}, Scenarios: scenario.Names()[:2], Shard: "2/2", RealTime: true,
+		Options: Options{Progress: &progress}}
+	jobs, err := c.Jobs()
+	if err != nil || len(jobs) != 1 || jobs[0].Scenario.Name != scenario.Names()[1] || !jobs[0].Scenario.ClientDefaults {
+		t.Fatalf("jobs %v (%v); want the second scenario in real time", jobs, err)
+	}
+	if !strings.Contains(progress.String(), "shard 2/2: 1 of 2 cells") {
+		t.Errorf("progress %q; want the shard said", progress.String())
+	}
+	c.Shard = "3/2"
+	if _, err := c.Jobs(); err == nil {
+		t.Error("shard 3/2 was taken")
+	}
 }

@@ -66,11 +66,7 @@ func File(outcomes []Outcome, f Filing) error {
 				these = append(these, r)
 			}
 		}
-		updated, err := findings.Update(ex, these, OwnProducer)
-		if err != nil {
-			return err
-		}
-		if err := findings.WriteExpectations(f.Expectations, updated); err != nil {
+		if err := findings.RewriteExpectations(f.Expectations, these, OwnProducer); err != nil {
 			return err
 		}
 		fmt.Fprintf(f.Progress, "kconform matrix: expectations of %d cells written to %s\n", len(these), f.Expectations)

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -190,4 +193,37 @@ func varint(b []byte) (int64, int) {
 		s += 7
 	}
 	return 0, 0
+}
+
+// FromEvents assembles the history of a producer run kconform did not
+// start: the producer's JSON-lines events in path (only run runID's
+// records; "" for the run id in the events) and, when brokers is not
+// empty, topic's log read back from them, within two minutes. It returns
+// the event lines it skipped as warnings.
+func FromEvents(ctx context.Context, path, runID, topic string, brokers []string) (*history.History, []string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open events: %w", err)
+	}
+	defer f.Close()
+	read, err := history.ReadClientEvents(f, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	h := &history.History{RunID: runID, Topic: topic, Client: read.Events, Unreadable: read.Unreadable}
+	if len(brokers) == 0 {
+		return h, read.Warnings, nil
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect to %s: %w", strings.Join(brokers, ","), err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if h.Log, h.ReadBack, err = ReadLog(ctx, cl, topic, runID); err != nil {
+		return nil, nil, err
+	}
+	h.LogRead = true
+	return h, read.Warnings, nil
 }

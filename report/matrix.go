@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -162,6 +163,23 @@ func Unexpected(cells []Row) int {
 		}
 	}
 	return n
+}
+
+// WriteTable collects the scenario runs under dirs, writes their Markdown
+// table to w and, when there are any, matrix.md and matrix.json in the
+// first folder. It returns the runs' rows.
+func WriteTable(w io.Writer, dirs ...string) ([]Row, error) {
+	cells, err := CollectAll(dirs[0], dirs...)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprint(w, Markdown(cells))
+	if len(cells) > 0 {
+		if err := WriteMatrix(dirs[0], cells); err != nil {
+			return nil, err
+		}
+	}
+	return cells, nil
 }
 
 // WriteMatrix writes matrix.md and matrix.json under root.

@@ -76,3 +76,37 @@ func TestCollectAndMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteTable: the table goes to the writer, and matrix.md and
+// matrix.json to the first folder only when there are runs.
+func TestWriteTable(t *testing.T) {
+	empty := t.TempDir()
+	var b strings.Builder
+	cells, err := WriteTable(&b, empty)
+	if err != nil || len(cells) != 0 || !strings.Contains(b.String(), "no scenario runs found") {
+		t.Fatalf("empty folder: %d cells (%v), table:\n%s", len(cells), err, b.String())
+	}
+	if _, err := os.Stat(filepath.Join(empty, "matrix.md")); err == nil {
+		t.Error("matrix.md written for no runs")
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, "2.8.2-zk/franz-go/seed")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&verify.Verdict{Grade: verify.Pass}).WriteFile(filepath.Join(dir, artifacts.VerdictFile)); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&artifacts.Run{Grade: verify.Pass, OK: true}).WriteFile(filepath.Join(dir, artifacts.RunFile)); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if cells, err = WriteTable(&b, root, empty); err != nil || len(cells) != 1 || !strings.Contains(b.String(), "| franz-go | seed | PASS |") {
+		t.Fatalf("%d cells (%v), table:\n%s", len(cells), err, b.String())
+	}
+	for _, f := range []string{"matrix.md", "matrix.json"} {
+		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -86,7 +86,7 @@ func WritePage(dir string) (string, error) {
 		return "", err
 	}
 	var r artifacts.Run
-	_ = artifacts.ReadJSON(filepath.Join(dir, artifacts.RunFile), &r) // older runs have none
+	_ = artifacts.ReadJSON(filepath.Join(dir, artifacts.RunFile), &r) // a folder without one still gets its page
 	var buf bytes.Buffer
 	if err := RenderPage(&buf, h, &v, r); err != nil {
 		return "", err
@@ -421,10 +421,13 @@ type indexGridRow struct {
 // out) that has a history, and out/index.html: one grid per Kafka version
 // and mode (scenarios as rows, clients as columns, each cell coloured by
 // its worst grade with passes of runs, linking to its runs' pages), then
-// every run. It returns the index's path.
+// every run. It makes out if need be, and returns the index's path.
 func WriteSite(out string, roots ...string) (string, error) {
 	if len(roots) == 0 {
 		roots = []string{out}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", err
 	}
 	cells, err := CollectAll(out, roots...)
 	if err != nil {

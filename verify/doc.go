@@ -4,9 +4,9 @@
 // cluster.
 //
 // In the flow: cluster -> traffic + faults -> history -> **verdict** ->
-// report. Add a check in checks.go (its rule, and the grade boundaries
+// report. Add a check in rules.go (its rule, and the grade boundaries
 // with the tests that hold them) and its logic where its evidence lives:
-// wire.go (the broker's sequence rules replayed on the wire), records.go
-// (the records, their accounting, liveness, the driver's contract) or
-// verify.go (the log's sequences, grading).
+// wire.go (the broker's sequence rules replayed on the wire),
+// accounting.go (the records, their accounting, liveness, the driver's
+// contract) or verify.go (the log's sequences, grading).
 package verify

@@ -196,8 +196,8 @@ func TestTapBlackholeAndDelay(t *testing.T) {
 // TestTapHealHeals: a blackhole is a network partition, not a connection
 // that silently dies: a request sent on a connection opened during the cut
 // gets no answer while the cut lasts, and goes on at the heal, so the
-// connection works again (the old tap took it and never forwarded it, and
-// every later answer on that connection queued behind it).
+// connection works again (a tap that took it without forwarding it would
+// leave every later answer on that connection queued behind it).
 func TestTapHealHeals(t *testing.T) {
 	c, tap := tapped(t, 1)
 	up := c.ListenAddrs()[0]

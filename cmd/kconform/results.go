@@ -1,98 +1,125 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/kconform/kconform/findings"
+	"github.com/kconform/kconform/internal/cli"
 	"github.com/kconform/kconform/matrix"
+	"github.com/kconform/kconform/report"
 	"github.com/kconform/kconform/scenario"
 )
 
 // runResults keeps the result records: it adds saved runs to them, and
 // writes README's findings summary and results/FINDINGS.md from them.
 func runResults(ctx context.Context, args []string) error {
-	fs := newFlags("results", "[--import artifacts[,more]] [--update-expectations] [--readme README.md]")
-	dir := fs.String("results", "results", "folder of result records (cells/, expectations.json, notes.json)")
+	fs := cli.NewFlags("results", "[--import artifacts[,more]] [--update-expectations] [--readme README.md]")
+	u := findings.Upkeep{Own: matrix.OwnProducer, Order: scenario.Names(), Progress: os.Stderr}
+	fs.StringVar(&u.Dir, "results", "results", "folder of result records (cells/, expectations.json, notes.json)")
 	imports := fs.String("import", "", "artifacts folders whose scenario runs to add to the records, comma-separated")
-	readme := fs.String("readme", "", "README to write the findings summary into (between its findings markers); the whole findings page goes to <results>/FINDINGS.md")
-	update := fs.Bool("update-expectations", false, "rewrite <results>/expectations.json from every record (each cell's grades and checks so far)")
-	if err := parse(fs, args); err != nil {
+	fs.StringVar(&u.Readme, "readme", "", "README to write the findings summary into (between its findings markers); the whole findings page goes to <results>/FINDINGS.md")
+	fs.BoolVar(&u.UpdateExpectations, "update-expectations", false, "rewrite <results>/expectations.json from every record (each cell's grades and checks so far)")
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	if *imports == "" && *readme == "" && !*update {
-		return usageError{"give --import, --readme, --update-expectations or several"}
+	if *imports == "" && u.Readme == "" && !u.UpdateExpectations {
+		return cli.Usage("give --import, --readme, --update-expectations or several")
 	}
-	records, err := findings.Read(*dir)
+	for _, root := range cli.List(*imports) {
+		if _, err := os.Stat(root); err != nil {
+			return cli.Usage(fmt.Sprintf("no artifacts folder %s", root))
+		}
+		u.Imports = append(u.Imports, root)
+	}
+	return u.Do()
+}
+
+// runReport writes the HTML pages for runs' artifacts: one per scenario
+// run, and index.html with the grid of every cell; or bug reports.
+func runReport(ctx context.Context, args []string) error {
+	fs := cli.NewFlags("report", "[--artifacts dir[,more]] [--out dir] | --issue <kafka-mode/client/scenario> | --issues")
+	dirs := fs.String("artifacts", "artifacts", "artifacts folders, comma-separated: several (a sharded matrix's) are merged into one grid")
+	out := fs.String("out", "", "folder for index.html (default: the first artifacts folder); with --issues, for the bug reports (default <results>/reports)")
+	issue := fs.String("issue", "", "write a bug report for the client's tracker about this cell of the result records (e.g. 2.8.2-zk/kafkajs/network-cut) to stdout")
+	issues := fs.Bool("issues", false, "write a bug report for every FAILED cell whose run kept its history")
+	results := fs.String("results", "results", "with --issue or --issues: the result records' folder")
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	if *issue != "" || *issues {
+		return writeIssues(*results, *issue, *out)
+	}
+	roots := cli.List(*dirs)
+	for _, d := range roots {
+		if _, err := os.Stat(d); err != nil {
+			return cli.Usage(fmt.Sprintf("no artifacts folder %s: run make conformance or kconform run first", d))
+		}
+	}
+	if len(roots) == 0 {
+		return cli.Usage("give --artifacts")
+	}
+	index, err := report.WriteSite(cmp.Or(*out, roots[0]), roots...)
 	if err != nil {
 		return err
 	}
-	for _, root := range splitList(*imports) {
-		if _, err := os.Stat(root); err != nil {
-			return usageError{fmt.Sprintf("no artifacts folder %s", root)}
-		}
-		more, err := findings.Import(root)
-		if err != nil {
-			return err
-		}
-		records = findings.Merge(records, more)
-		fmt.Fprintf(os.Stderr, "kconform results: %d cells from %s\n", len(more), root)
-	}
-	if *imports != "" {
-		if err := findings.Write(*dir, records); err != nil {
-			return err
-		}
-	}
-	if *update {
-		path := filepath.Join(*dir, "expectations.json")
-		ex, err := findings.ReadExpectations(path)
-		if err != nil {
-			return err
-		}
-		updated, err := findings.Update(ex, records, matrix.OwnProducer)
-		if err != nil {
-			return err
-		}
-		if err := findings.WriteExpectations(path, updated); err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "kconform results: expectations of %d cells written to %s\n", len(records), path)
-	}
-	if *readme != "" {
-		summary, page, err := findingsText(*dir, records)
-		if err != nil {
-			return err
-		}
-		b, err := os.ReadFile(*readme)
-		if err != nil {
-			return err
-		}
-		out, err := findings.ReplaceSection(string(b), summary)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(*readme, []byte(out), 0o644); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(*dir, FindingsFile), []byte(page), 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "kconform results: findings of %d cells written into %s and %s\n", len(records), *readme, filepath.Join(*dir, FindingsFile))
-	}
+	fmt.Println(index)
 	return nil
 }
 
-// FindingsFile is the page of every finding, in the results folder.
-const FindingsFile = "FINDINGS.md"
-
-// findingsText renders README's findings summary and the findings page
-// from the records and notes under dir.
-func findingsText(dir string, records []findings.Record) (summary, page string, err error) {
-	notes, err := findings.ReadNotes(filepath.Join(dir, "notes.json"))
-	if err != nil {
-		return "", "", err
+// writeIssues writes the bug report of the cell named key to stdout, or,
+// with key "", of every FAILED cell whose run kept its history into out
+// (default <results>/reports), one Markdown file per cell.
+func writeIssues(results, key, out string) error {
+	issues, err := findings.Issues(results, key, matrix.JudgeRecord)
+	switch {
+	case err != nil:
+		return err
+	case len(issues) == 0:
+		return cli.Usage(fmt.Sprintf("no cell %q in %s (cells are named <kafka>-<mode>/<client>/<scenario>, as kconform results shows them)", key, results))
+	case key != "" && issues[0].Text == "":
+		r := issues[0].Record
+		return cli.Usage(fmt.Sprintf("%s: no run with its grade (%s) kept its history: run the cell again (%s) and import it with kconform results --import", key, r.Grade, r.Command()))
+	case key != "":
+		fmt.Print(issues[0].Text)
+		return nil
 	}
-	return findings.Summary(records), findings.FindingsPage(records, notes, scenario.Names()), nil
+	paths, err := findings.WriteIssues(cmp.Or(out, filepath.Join(results, "reports")), issues)
+	for _, p := range paths {
+		fmt.Println(p)
+	}
+	return err
+}
+
+// runTable prints the result table of the scenario runs under an artifacts
+// folder and writes matrix.md and matrix.json there.
+func runTable(ctx context.Context, args []string) error {
+	fs := cli.NewFlags("table", "[--artifacts dir[,more]]")
+	dirs := fs.String("artifacts", "artifacts", "artifacts folders, comma-separated (several are merged; matrix.md goes to the first)")
+	grid := fs.Bool("grid", false, "print one table per Kafka version instead: scenarios x clients, repeated runs counted")
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	roots := cli.List(*dirs)
+	if len(roots) == 0 {
+		return cli.Usage("give --artifacts")
+	}
+	if *grid {
+		cells, err := report.CollectAll(roots[0], roots...)
+		if err != nil {
+			return err
+		}
+		fmt.Print(report.Grid(cells))
+		return nil
+	}
+	cells, err := report.WriteTable(os.Stdout, roots...)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "kconform table: %d scenario runs, %d not as expected (artifacts in %s)\n", len(cells), report.Unexpected(cells), strings.Join(roots, ", "))
+	return nil
 }

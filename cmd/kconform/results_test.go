@@ -2,47 +2,16 @@ package main
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/kconform/kconform/findings"
 	"github.com/kconform/kconform/verify"
 )
 
-// TestReadmeFindingsAreCurrent: README's findings summary and
-// results/FINDINGS.md are what `kconform results --readme README.md` makes
-// of the committed records and notes, so no finding is written by hand.
-func TestReadmeFindingsAreCurrent(t *testing.T) {
-	records, err := findings.Read("../../results")
-	if err != nil {
-		t.Fatal(err)
-	}
-	summary, page, err := findingsText("../../results", records)
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := findings.ReplaceSection(string(readme), summary)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(readme), findings.BeginMarker) {
-		t.Fatal("README has no findings section")
-	}
-	have, err := os.ReadFile("../../results/" + FindingsFile)
-	if err != nil || want != string(readme) || string(have) != page {
-		t.Fatal("README's findings summary or results/FINDINGS.md differs from the records in results/: run go run ./cmd/kconform results --readme README.md")
-	}
-}
-
 // TestPublishedRecordsCarryTheirEvidence holds results/ to what a
 // published finding needs: every run names the kconform commit it ran at
-// (or, for runs from before runs carried it, the commit that recorded
+// (or, for a run whose run.json names none, the commit that recorded
 // it); every expectation other than PASS or NOT-APPLICABLE says why; and
 // every cell with a FAILED run has at least 3 runs in its timing kind.
 func TestPublishedRecordsCarryTheirEvidence(t *testing.T) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,104 +9,57 @@ import (
 	"github.com/kconform/kconform/findings"
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/internal/artifacts"
+	"github.com/kconform/kconform/internal/cli"
 	"github.com/kconform/kconform/verify"
 )
 
-// kconform verify --artifacts judges saved runs again: the founding bug's
-// history with its known-bad expectation, and a clean pass.
-func TestRejudge(t *testing.T) {
+// TestVerifyAgainFails: kconform verify --artifacts and --results end in a
+// usage error without runs to judge, and fail when a run is not as
+// expected or a record contradicts its evidence (the judging itself is
+// matrix's, tested there).
+func TestVerifyAgainFails(t *testing.T) {
+	empty := t.TempDir()
+	for _, flag := range []string{"--artifacts", "--results"} {
+		if err := runVerify(t.Context(), []string{flag, empty}); !cli.IsUsage(err) {
+			t.Errorf("kconform verify %s on an empty folder: want a usage error, got %v", flag, err)
+		}
+	}
+
+	// The founding bug saved without its known-bad expectation.
+	h, _, err := history.ReadFile("../../verify/testdata/golden/librdkafka-1.8.2-seed-2.8.2-zk.jsonl.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
 	root := t.TempDir()
-	put := func(golden, dir string, run artifacts.Run) string {
-		h, _, err := history.ReadFile(filepath.Join("../../verify/testdata/golden", golden))
-		if err != nil {
-			t.Fatal(err)
-		}
-		full := filepath.Join(root, dir)
-		if err := os.MkdirAll(full, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := h.WriteFile(filepath.Join(full, artifacts.HistoryFile)); err != nil {
-			t.Fatal(err)
-		}
-		if err := run.WriteFile(filepath.Join(full, artifacts.RunFile)); err != nil {
-			t.Fatal(err)
-		}
-		return full
-	}
-	bug := put("librdkafka-1.8.2-seed-2.8.2-zk.jsonl.gz", "2.8.2-zk/librdkafka-1.8.2/seed-known-bad-librdkafka-1.8.2",
-		artifacts.Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", KnownBad: true, Expect: "founding-bug"})
-	clean := put("reference-lost-response-2.8.2-zk.jsonl.gz", "2.8.2-zk/reference/lost-response",
-		artifacts.Run{Scenario: "lost-response", Client: "reference", Kafka: "2.8.2", Mode: "zk"})
-	if err := rejudge(root, false); err != nil {
-		t.Fatalf("rejudge: %v", err)
-	}
-	for dir, want := range map[string]verify.Grade{bug: verify.Failed, clean: verify.Pass} {
-		var v verify.Verdict
-		var r artifacts.Run
-		for file, into := range map[string]any{artifacts.VerdictFile: &v, artifacts.RunFile: &r} {
-			b, err := os.ReadFile(filepath.Join(dir, file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(b, into); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if v.Grade != want || r.Grade != want || !r.OK {
-			t.Errorf("%s: verdict %s, run %s ok=%v (%s), want %s and ok", dir, v.Grade, r.Grade, r.OK, r.Note, want)
-		}
-	}
-	// The founding bug without its expectation is a run not as expected.
-	run := artifacts.Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "kraft"}
-	if err := run.WriteFile(filepath.Join(bug, artifacts.RunFile)); err != nil {
+	dir := filepath.Join(root, "2.8.2-zk", "librdkafka-1.8.2", "seed")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := rejudge(root, false); err == nil {
-		t.Error("a FAILED run that was not known-bad must fail the re-judgement")
-	}
-}
-
-// TestResultsAreJudgedAgain: every history kept under results/ gets the
-// grade and first check its record says with this kconform's verifier; a
-// change of the verifier comes with the records it changes. A record that
-// says otherwise than its evidence is caught.
-func TestResultsAreJudgedAgain(t *testing.T) {
-	runs, err := findings.Rejudge("../../results", judgeRecord)
-	if err != nil {
+	if err := h.WriteFile(filepath.Join(dir, artifacts.HistoryFile)); err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) == 0 {
-		t.Fatal("results/ keeps no evidence: nothing was judged again")
+	run := artifacts.Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk"}
+	if err := run.WriteFile(filepath.Join(dir, artifacts.RunFile)); err != nil {
+		t.Fatal(err)
 	}
-	for _, x := range runs {
-		if x.Changed() {
-			t.Errorf("%s run %s: recorded %s %s, judged now %s", x.Record.Key(), x.Run.RunID, x.Run.Grade, x.Run.Check, x.Verdict.OneLine())
-		}
-	}
-	if err := rejudgeResults("../../results"); err != nil {
-		t.Fatalf("kconform verify --results results: %v", err)
+	if err := runVerify(t.Context(), []string{"--artifacts", root}); !errors.Is(err, cli.ErrFailed) {
+		t.Errorf("kconform verify --artifacts with a FAILED run that is not known-bad: want a failure, got %v", err)
 	}
 
-	// A record whose run says PASS over evidence that fails.
-	dir := t.TempDir()
-	x := runs[0]
-	rec := x.Record
-	rec.RunList = []findings.Run{x.Run}
-	rec.RunList[0].Grade, rec.RunList[0].Check = verify.Pass, ""
-	if err := findings.Write(dir, []findings.Record{rec}); err != nil {
+	// A record whose run says PASS over the founding bug's evidence.
+	results := t.TempDir()
+	rec := findings.Record{Kafka: "2.8.2", Mode: "zk", Client: "librdkafka-1.8.2", Scenario: "seed",
+		RunList: []findings.Run{{RunID: "r1", Grade: verify.Pass, Evidence: "evidence/r1.jsonl"}}}
+	if err := findings.Write(results, []findings.Record{rec}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join("../../results", x.Run.Evidence))
-	if err != nil {
+	if err := os.MkdirAll(filepath.Join(results, "evidence"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, x.Run.Evidence)), 0o755); err != nil {
+	if err := h.WriteFile(filepath.Join(results, "evidence", "r1.jsonl")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, x.Run.Evidence), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := rejudgeResults(dir); !errors.As(err, new(failedError)) {
-		t.Fatalf("a record that contradicts its evidence: want a failure, got %v", err)
+	if err := runVerify(t.Context(), []string{"--results", results}); !errors.Is(err, cli.ErrFailed) {
+		t.Errorf("kconform verify --results with a record that contradicts its evidence: want a failure, got %v", err)
 	}
 }

@@ -60,7 +60,7 @@ func (s *StampedLog) line(l []byte) error {
 }
 
 // LogLine is one line of driver.log: when kconform received it (zero for
-// a log written before lines were stamped) and the client's own text.
+// a line without a stamp) and the client's own text.
 type LogLine struct {
 	Time time.Time
 	Text string

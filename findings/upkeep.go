@@ -1,0 +1,66 @@
+package findings
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+)
+
+// ExpectationsFile is the expectations' file in a results folder.
+const ExpectationsFile = "expectations.json"
+
+// Upkeep is what `kconform results` does to the records in a results
+// folder, in this order: add runs, rewrite the expectations, write the
+// findings pages.
+type Upkeep struct {
+	// Dir is the results folder.
+	Dir string
+	// Imports are artifacts folders whose scenario runs are added to the
+	// records.
+	Imports []string
+	// UpdateExpectations rewrites Dir's expectations from every record;
+	// Own tells which clients are kconform's own producers (Update).
+	UpdateExpectations bool
+	Own                func(client string) bool
+	// Readme, when set, is the README to write the findings summary into
+	// (WriteFindings), the scenarios in Order.
+	Readme string
+	Order  []string
+	// Progress receives a line for each thing written.
+	Progress io.Writer
+}
+
+// Do keeps the records as u says.
+func (u Upkeep) Do() error {
+	records, err := Read(u.Dir)
+	if err != nil {
+		return err
+	}
+	for _, root := range u.Imports {
+		more, err := Import(root)
+		if err != nil {
+			return err
+		}
+		records = Merge(records, more)
+		fmt.Fprintf(u.Progress, "kconform results: %d cells from %s\n", len(more), root)
+	}
+	if len(u.Imports) > 0 {
+		if err := Write(u.Dir, records); err != nil {
+			return err
+		}
+	}
+	if u.UpdateExpectations {
+		path := filepath.Join(u.Dir, ExpectationsFile)
+		if err := RewriteExpectations(path, records, u.Own); err != nil {
+			return err
+		}
+		fmt.Fprintf(u.Progress, "kconform results: expectations of %d cells written to %s\n", len(records), path)
+	}
+	if u.Readme != "" {
+		if err := WriteFindings(u.Dir, u.Readme, records, u.Order); err != nil {
+			return err
+		}
+		fmt.Fprintf(u.Progress, "kconform results: findings of %d cells written into %s and %s\n", len(records), u.Readme, filepath.Join(u.Dir, FindingsFile))
+	}
+	return nil
+}

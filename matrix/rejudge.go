@@ -1,0 +1,105 @@
+package matrix
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/kconform/kconform/findings"
+	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/internal/artifacts"
+	"github.com/kconform/kconform/scenario"
+	"github.com/kconform/kconform/verify"
+)
+
+// Judged is a saved scenario run judged again.
+type Judged struct {
+	// Dir is the run's folder, relative to the artifacts folder.
+	Dir string
+	// Run is the run's run.json with the new grade and outcome.
+	Run artifacts.Run
+	// Verdict is the new verdict.
+	Verdict *verify.Verdict
+}
+
+// Rejudge judges every saved scenario run under root again with this
+// kconform's checks: the scenario named in run.json with its fault's
+// effects and its known-bad expectation, if any. It rewrites verdict.json
+// and run.json's grade and outcome, so a change of the verifier reaches
+// the saved runs without running them again. On an error it also returns
+// the runs judged before it, so that they can be shown.
+func Rejudge(root string, strict bool) ([]Judged, error) {
+	paths, err := filepath.Glob(filepath.Join(root, "*", "*", "*", artifacts.HistoryFile))
+	if err != nil {
+		return nil, fmt.Errorf("find saved runs under %s: %w", root, err)
+	}
+	var out []Judged
+	for _, p := range paths {
+		j, err := rejudgeRun(root, filepath.Dir(p), strict)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+// rejudgeRun judges the saved run in dir again and rewrites its verdict.
+func rejudgeRun(root, dir string, strict bool) (Judged, error) {
+	run, err := artifacts.ReadRun(dir)
+	if err != nil {
+		return Judged{}, fmt.Errorf("%s: %w", dir, err)
+	}
+	h, _, err := history.ReadFile(filepath.Join(dir, artifacts.HistoryFile))
+	if err != nil {
+		return Judged{}, err
+	}
+	s, err := scenario.ByName(run.Scenario)
+	if err != nil {
+		return Judged{}, fmt.Errorf("%s: %w", dir, err)
+	}
+	// A run with the client's defaults is judged as its real-time
+	// variant (its outage, its liveness bound), as it was run.
+	if run.ClientDefaults {
+		s = s.WithRealTime()
+	}
+	switch {
+	case run.Expect != "":
+		if s.Expect, err = scenario.ExpectationNamed(run.Expect); err != nil {
+			return Judged{}, fmt.Errorf("%s: %w", dir, err)
+		}
+	case run.KnownBad:
+		// A known-bad run.json that names no expectation: a client's
+		// known failure is the only one that can be looked up.
+		if s.Expect = scenario.KnownBadFor(run.Scenario, run.Client, fixtures.Mode(run.Mode)); s.Expect == nil {
+			return Judged{}, fmt.Errorf("%s: a known-bad run without its expectation's name in %s", dir, artifacts.RunFile)
+		}
+	}
+	s.Strict = strict
+	h.Scenario = s.Name
+	v := s.Judge(h)
+	s.Outcome(v, &run)
+	if err := v.WriteFile(filepath.Join(dir, artifacts.VerdictFile)); err != nil {
+		return Judged{}, err
+	}
+	if err := run.WriteFile(filepath.Join(dir, artifacts.RunFile)); err != nil {
+		return Judged{}, err
+	}
+	rel, _ := filepath.Rel(root, dir)
+	return Judged{Dir: rel, Run: run, Verdict: v}, nil
+}
+
+// JudgeRecord judges a kept history of a record's cell as its scenario
+// does (in real time for a cell run with the client's defaults). It is
+// the judge findings.Rejudge and findings.Issues take: findings knows no
+// scenarios.
+func JudgeRecord(r findings.Record, h *history.History) (*verify.Verdict, error) {
+	s, err := scenario.ByName(r.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	if r.ClientDefaults {
+		s = s.WithRealTime()
+	}
+	return s.Judge(h), nil
+}

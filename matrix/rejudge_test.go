@@ -1,0 +1,129 @@
+package matrix
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kconform/kconform/findings"
+	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/internal/artifacts"
+	"github.com/kconform/kconform/verify"
+)
+
+// TestRejudge: saved runs are judged again, the founding bug's history
+// with its known-bad expectation and a clean pass, and their verdict.json
+// and run.json rewritten.
+func TestRejudge(t *testing.T) {
+	root := t.TempDir()
+	put := func(golden, dir string, run artifacts.Run) string {
+		h, _, err := history.ReadFile(filepath.Join("../verify/testdata/golden", golden))
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := filepath.Join(root, dir)
+		if err := os.MkdirAll(full, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.WriteFile(filepath.Join(full, artifacts.HistoryFile)); err != nil {
+			t.Fatal(err)
+		}
+		if err := run.WriteFile(filepath.Join(full, artifacts.RunFile)); err != nil {
+			t.Fatal(err)
+		}
+		return full
+	}
+	bug := put("librdkafka-1.8.2-seed-2.8.2-zk.jsonl.gz", "2.8.2-zk/librdkafka-1.8.2/seed-known-bad-librdkafka-1.8.2",
+		artifacts.Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", KnownBad: true, Expect: "founding-bug"})
+	clean := put("reference-lost-response-2.8.2-zk.jsonl.gz", "2.8.2-zk/reference/lost-response",
+		artifacts.Run{Scenario: "lost-response", Client: "reference", Kafka: "2.8.2", Mode: "zk"})
+	runs, err := Rejudge(root, false)
+	if err != nil {
+		t.Fatalf("Rejudge: %v", err)
+	}
+	if len(runs) != 2 {
+		t.Fatalf("%d runs judged again, want 2", len(runs))
+	}
+	for _, j := range runs {
+		if !j.Run.OK || filepath.IsAbs(j.Dir) {
+			t.Errorf("%s: ok=%v (%s); want ok and a folder relative to the artifacts folder", j.Dir, j.Run.OK, j.Run.Note)
+		}
+	}
+	for dir, want := range map[string]verify.Grade{bug: verify.Failed, clean: verify.Pass} {
+		var v verify.Verdict
+		var r artifacts.Run
+		for file, into := range map[string]any{artifacts.VerdictFile: &v, artifacts.RunFile: &r} {
+			b, err := os.ReadFile(filepath.Join(dir, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(b, into); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if v.Grade != want || r.Grade != want || !r.OK {
+			t.Errorf("%s: verdict %s, run %s ok=%v (%s), want %s and ok", dir, v.Grade, r.Grade, r.OK, r.Note, want)
+		}
+	}
+	// The founding bug without its expectation is a run not as expected.
+	run := artifacts.Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "kraft"}
+	if err := run.WriteFile(filepath.Join(bug, artifacts.RunFile)); err != nil {
+		t.Fatal(err)
+	}
+	runs, err = Rejudge(root, false)
+	if err != nil {
+		t.Fatalf("Rejudge: %v", err)
+	}
+	for _, j := range runs {
+		if j.Run.OK == (j.Run.Client == "librdkafka-1.8.2") {
+			t.Errorf("%s: ok=%v; a FAILED run that was not known-bad must not be as expected, a pass must", j.Dir, j.Run.OK)
+		}
+	}
+}
+
+// TestResultsAreJudgedAgain: every history kept under results/ gets the
+// grade and first check its record says with this kconform's verifier; a
+// change of the verifier comes with the records it changes. A record that
+// says otherwise than its evidence is caught.
+func TestResultsAreJudgedAgain(t *testing.T) {
+	runs, err := findings.Rejudge("../results", JudgeRecord)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) == 0 {
+		t.Fatal("results/ keeps no evidence: nothing was judged again")
+	}
+	for _, x := range runs {
+		if x.Changed() {
+			t.Errorf("%s run %s: recorded %s %s, judged now %s", x.Record.Key(), x.Run.RunID, x.Run.Grade, x.Run.Check, x.Verdict.OneLine())
+		}
+	}
+
+	// A record whose run says PASS over evidence that fails.
+	dir := t.TempDir()
+	x := runs[0]
+	rec := x.Record
+	rec.RunList = []findings.Run{x.Run}
+	rec.RunList[0].Grade, rec.RunList[0].Check = verify.Pass, ""
+	if err := findings.Write(dir, []findings.Record{rec}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join("../results", x.Run.Evidence))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, x.Run.Evidence)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, x.Run.Evidence), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	again, err := findings.Rejudge(dir, JudgeRecord)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again) != 1 || !again[0].Changed() {
+		t.Fatalf("a record that contradicts its evidence: want it changed, got %+v", again)
+	}
+}
