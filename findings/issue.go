@@ -39,6 +39,14 @@ func Issues(results, key string, judge Judge) ([]Issue, error) {
 		}
 		run, ok := IssueRun(r)
 		if !ok {
+			// No run of this grade kept its history (it predates kept
+			// evidence): the report says what its record kept, and so.
+			if run, ok = recordedRun(r); ok {
+				v := &verify.Verdict{Grade: run.Grade, Paragraph: run.First.Summary, Violations: []verify.Violation{{
+					Grade: run.Grade, Check: verify.CheckID(run.First.Check), Summary: run.First.Summary, Partition: -1, ProducerID: -1}}}
+				out = append(out, Issue{Record: r, Text: IssueReport(r, run, records, notes, &history.History{}, v, results)})
+				continue
+			}
 			out = append(out, Issue{Record: r})
 			continue
 		}
@@ -80,6 +88,17 @@ func WriteIssues(out string, issues []Issue) ([]string, error) {
 func IssueRun(r Record) (Run, bool) {
 	for _, run := range r.RunList {
 		if run.Grade == r.Grade && run.Evidence != "" {
+			return run, true
+		}
+	}
+	return Run{}, false
+}
+
+// recordedRun is the record's first run with its grade and a finding,
+// for a report made from the record alone.
+func recordedRun(r Record) (Run, bool) {
+	for _, run := range r.RunList {
+		if run.Grade == r.Grade && run.First != nil {
 			return run, true
 		}
 	}
@@ -131,7 +150,7 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, h *history.H
 
 	b.WriteString("\n## What happened\n\n")
 	b.WriteString(v.Paragraph + "\n")
-	if x != nil {
+	if x != nil && x.Partition >= 0 {
 		fmt.Fprintf(&b, "\n| | |\n|---|---|\n| partition | %d |\n", x.Partition)
 		// A finding about the log or the client's reports names no batch.
 		if x.ProducerID >= 0 {
@@ -170,6 +189,11 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, h *history.H
 	}
 
 	b.WriteString("\n## Evidence\n\n")
+	if run.Evidence == "" {
+		fmt.Fprintf(&b, "The history of run %s was not kept (the run predates kept evidence): what is above comes from the cell's record `%s`, and the wire exchange and the client's log lines around the finding are not in it. The reproduction command above makes a run that keeps them.\n",
+			run.RunID, filepath.ToSlash(r.file(resultsDir)))
+		return b.String()
+	}
 	ev := filepath.ToSlash(filepath.Join(resultsDir, run.Evidence))
 	fmt.Fprintf(&b, "The run's whole history (client events, every produce request and answer, the fault steps, the log read back) is `%s`; `kconform verify --history %s` judges it again. The cell's record is `%s`.\n",
 		ev, ev, filepath.ToSlash(r.file(resultsDir)))
