@@ -457,14 +457,21 @@ func (t *Tap) fromUpstream(c *conn) error {
 // the client's next request for each has gone to the broker.
 func (t *Tap) releaseHeld(c *conn, req *kmsg.ProduceRequest) {
 	c.mu.Lock()
-	var released []*pending
+	var held []*pending
 	for _, q := range c.queue {
-		if q.held != nil && !q.done && q.held.matches(req, t.topicIDsCopy()) {
-			released = append(released, q)
+		if q.held != nil && !q.done {
+			held = append(held, q)
 		}
 	}
 	c.mu.Unlock()
-	for _, q := range released {
+	if len(held) == 0 {
+		return // the common case: no answer waits, nothing to match
+	}
+	ids := t.topicIDsCopy()
+	for _, q := range held {
+		if !q.held.matches(req, ids) {
+			continue
+		}
 		t.release(c, q)
 	}
 }
