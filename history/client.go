@@ -25,6 +25,7 @@ type clientLine struct {
 	Counter    *int64  `json:"counter"`
 	RunID      string  `json:"run_id"`
 	Sent       *int64  `json:"sent"`
+	Txn        *int64  `json:"txn"`
 }
 
 // ClientLine is what kconform's bundled producer prints for an event; any
@@ -46,11 +47,18 @@ type ClientLine struct {
 	// Sent and Acked are tool_data totals.
 	Sent  *int64 `json:"sent,omitempty"`
 	Acked *int64 `json:"acked,omitempty"`
+	// Txn is the transaction of a transaction step or of a record sent in
+	// one (from 0); left out (or -1) outside transactions.
+	Txn *int64 `json:"txn,omitempty"`
+	// TransactionalID is the producer's transactional.id, on transaction
+	// steps, for a reader of the output.
+	TransactionalID string `json:"transactional_id,omitempty"`
 }
 
 var knownEvents = map[string]bool{
 	StartupComplete: true, SendSuccess: true, SendError: true,
 	ShutdownComplete: true, ToolData: true, ProducerFatal: true, SendPending: true,
+	TxnBegin: true, TxnCommit: true, TxnAbort: true,
 }
 
 // ClientRead is what reading a producer's output gave.
@@ -100,6 +108,19 @@ func ReadClientEvents(r io.Reader, runID string) (ClientRead, error) {
 			continue
 		}
 		e := ClientEvent{Name: l.Name, Partition: -1, Offset: -1, Counter: -1, ProducerID: -1, Epoch: -1, Line: line}
+		// A transaction number names the transaction; -1 (or none) is
+		// outside any. A step must say which transaction it ended, or it
+		// could be credited to any.
+		switch {
+		case l.Txn != nil && *l.Txn < -1:
+			read.Unreadable = append(read.Unreadable, fmt.Sprintf("line %d: transaction number %d: want 0 or more, or -1 outside transactions", line, *l.Txn))
+			continue
+		case l.Txn != nil && *l.Txn >= 0:
+			e.Txn = TxnNumber(*l.Txn)
+		case e.IsTxnStep():
+			read.Unreadable = append(read.Unreadable, fmt.Sprintf("line %d: %s without its transaction's number (txn)", line, l.Name))
+			continue
+		}
 		if l.Timestamp != nil {
 			e.Time = time.UnixMilli(*l.Timestamp)
 		}

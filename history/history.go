@@ -58,6 +58,13 @@ type Asked struct {
 	Count int64 `json:"count,omitempty"`
 	// Rate in records per second; 0 is as fast as the client takes them.
 	Rate float64 `json:"rate,omitempty"`
+	// TransactionalID, when set, asked for a transactional producer with
+	// that transactional.id, TransactionSize records per transaction and
+	// every AbortEvery-th transaction aborted on purpose (0: none): a run
+	// asked for transactions whose events carry none did not run them.
+	TransactionalID string `json:"transactional_id,omitempty"`
+	TransactionSize int    `json:"transaction_size,omitempty"`
+	AbortEvery      int    `json:"abort_every,omitempty"`
 }
 
 // Killed records a driver killed at its stop.
@@ -121,6 +128,13 @@ const (
 	// record without an outcome (neither acknowledged nor failed): it is
 	// accounted for, and unresolved.
 	SendPending = "producer_send_pending"
+	// TxnBegin, TxnCommit and TxnAbort are a transactional producer's
+	// steps, each with the transaction's number (ClientEvent.Txn) and its
+	// outcome: succeeded, or failed with the error text (ClientEvent.Error).
+	// They are kconform's: VerifiableProducer has no transactions.
+	TxnBegin  = "transaction_begin"
+	TxnCommit = "transaction_commit"
+	TxnAbort  = "transaction_abort"
 )
 
 // ClientEvent is one line of a producer's JSON output.
@@ -142,12 +156,48 @@ type ClientEvent struct {
 	// ProducerID and Epoch the client used, when it says (-1 otherwise).
 	ProducerID int64 `json:"producer_id"`
 	Epoch      int16 `json:"epoch"`
-	// Error is the client's error text for send errors and fatal events.
+	// Error is the client's error text for send errors and fatal events;
+	// on a transaction step, a failed step's (one without it succeeded).
 	Error string `json:"error,omitempty"`
 	// Sent is a tool_data event's count of records the client sent.
 	Sent int64 `json:"sent,omitempty"`
 	// Line is the event's line number in the client's output, for messages.
 	Line int `json:"line,omitempty"`
+	// Txn is the number of the transaction the event belongs to (a
+	// transaction step, or a record sent in it), counted from 0 by the
+	// driver; nil outside transactions. A pointer, so that an event built
+	// without it, and a history saved before it existed, is outside any
+	// transaction rather than in transaction 0.
+	Txn *int64 `json:"txn,omitempty"`
+}
+
+// TxnNumber returns a ClientEvent.Txn for transaction n.
+func TxnNumber(n int64) *int64 { return &n }
+
+// Transaction returns the number of the transaction e belongs to, and
+// false outside transactions.
+func (e ClientEvent) Transaction() (int64, bool) {
+	if e.Txn == nil {
+		return -1, false
+	}
+	return *e.Txn, true
+}
+
+// IsTxnStep tells whether e is a transaction's begin, commit or abort.
+func (e ClientEvent) IsTxnStep() bool {
+	return e.Name == TxnBegin || e.Name == TxnCommit || e.Name == TxnAbort
+}
+
+// Transactional tells whether h's client ran transactions: some event of
+// it carries a transaction number. Only then are the transaction checks
+// judged.
+func (h *History) Transactional() bool {
+	for _, e := range h.Client {
+		if e.Txn != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // LogBatch is one record batch as stored in a partition's log.
