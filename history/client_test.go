@@ -92,7 +92,47 @@ func TestHistoryKeepsTransactions(t *testing.T) {
 {"source":"client","data":{"name":"producer_send_success","time":"2026-01-01T00:00:00Z","partition":0,"offset":0,"counter":0,"producer_id":1,"epoch":0}}
 `
 	got, _, err = Read(strings.NewReader(old))
-	if err != nil || got.Transactional() {
+	if err != nil || got.Transactional() || got.ReadCommitted != nil || got.Log != nil {
 		t.Fatalf("an old history reads as transactional: %v %+v", err, got)
+	}
+}
+
+// The read_committed read and the log's markers survive a saved history.
+func TestHistoryKeepsCommittedRead(t *testing.T) {
+	cp := CommittedPartition{Partition: 1, Start: 0, End: 9, HighWatermark: 12}
+	for _, o := range []int64{0, 1, 2, 5, 7, 8} {
+		cp.Add(o)
+	}
+	if want := []OffsetSpan{{0, 3}, {5, 6}, {7, 9}}; len(cp.Visible) != 3 || cp.Visible[0] != want[0] || cp.Visible[1] != want[1] || cp.Visible[2] != want[2] {
+		t.Fatalf("spans %v, want %v", cp.Visible, want)
+	}
+	h := &History{RunID: "r1", Topic: "t", ReadCommitted: &CommittedRead{Partitions: []CommittedPartition{cp}, WaitedMS: 3},
+		Log: []LogBatch{{Partition: 1, BaseOffset: 3, ProducerID: 1, Count: 1, Control: true, ControlType: ControlCommit}}}
+	var b bytes.Buffer
+	if err := h.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	got, warnings, err := Read(&b)
+	if err != nil || len(warnings) > 0 {
+		t.Fatal(err, warnings)
+	}
+	if got.Log[0].ControlType != ControlCommit || got.ReadCommitted == nil || got.ReadCommitted.WaitedMS != 3 {
+		t.Fatalf("read back: %+v", got)
+	}
+	r := got.ReadCommitted
+	if r.Partitions[0].CaughtUp() {
+		t.Error("a read that stopped at 9 of 12 caught up")
+	}
+	for _, c := range []struct {
+		p              int32
+		offset         int64
+		visible, cover bool
+	}{{1, 0, true, true}, {1, 2, true, true}, {1, 3, false, true}, {1, 5, true, true}, {1, 6, false, true}, {1, 8, true, true}, {1, 9, false, false}, {0, 0, false, false}} {
+		if v, cov := r.Visible(c.p, c.offset); v != c.visible || cov != c.cover {
+			t.Errorf("partition %d offset %d: visible %v covered %v", c.p, c.offset, v, cov)
+		}
+	}
+	if v, cov := (*CommittedRead)(nil).Visible(0, 0); v || cov {
+		t.Error("no read covers offsets")
 	}
 }

@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"sort"
 	"time"
 )
 
@@ -40,6 +41,11 @@ type History struct {
 	// covered; empty for a history that did not record it, which is then
 	// taken to cover every partition from offset 0.
 	ReadBack []ReadRange `json:"read_back,omitempty"`
+	// ReadCommitted is the topic as a read_committed consumer saw it after
+	// the run: the broker's own view of which records transactions made
+	// visible, judged against the log's markers and the client's claims;
+	// nil for a history that did not record it (any idempotent run).
+	ReadCommitted *CommittedRead `json:"read_committed,omitempty"`
 	// Log holds every record batch of the topic, per partition in offset order.
 	Log []LogBatch `json:"-"`
 	// Wire holds what the tap saw, in the order it saw it.
@@ -215,12 +221,92 @@ type LogBatch struct {
 	// Transactional and Control come from the batch attributes.
 	Transactional bool `json:"transactional,omitempty"`
 	Control       bool `json:"control,omitempty"`
+	// ControlType is a control batch's marker, from its control record's
+	// key: ControlCommit or ControlAbort, "type N" for another kind (a
+	// leader change), "" when unread (and in histories saved before it).
+	ControlType string `json:"control_type,omitempty"`
 	// FirstTimestamp and MaxTimestamp are the batch header's record
 	// timestamps in ms (the client's create times, for CreateTime topics).
 	FirstTimestamp int64 `json:"first_timestamp,omitempty"`
 	MaxTimestamp   int64 `json:"max_timestamp,omitempty"`
 	// Records are the batch's records that belong to this run.
 	Records []LogRecord `json:"records,omitempty"`
+}
+
+// Control batch markers (LogBatch.ControlType): a transaction's end as
+// the log holds it.
+const (
+	ControlCommit = "commit"
+	ControlAbort  = "abort"
+)
+
+// CommittedRead is a read of the topic at isolation level read_committed,
+// from each partition's log start to its last stable offset, after
+// waiting (WaitedMS) for open transactions to end.
+type CommittedRead struct {
+	// Partitions are each partition's read, in partition order.
+	Partitions []CommittedPartition `json:"partitions"`
+	// WaitedMS is how long the read waited for every partition's last
+	// stable offset to reach its high watermark before it read: a
+	// partition still behind after the wait has a transaction that did not
+	// end (or had not yet been aborted by its timeout).
+	WaitedMS int64 `json:"waited_ms"`
+}
+
+// CommittedPartition is one partition's read_committed read.
+type CommittedPartition struct {
+	Partition int32 `json:"partition"`
+	// Start is the offset the read began at (the log start); End the one
+	// it reached, the partition's last stable offset: offsets from End on
+	// were not read.
+	Start int64 `json:"start"`
+	End   int64 `json:"end"`
+	// HighWatermark is the partition's high watermark when it was read.
+	HighWatermark int64 `json:"high_watermark"`
+	// Visible are the offsets of the records the read returned (control
+	// records and aborted transactions' records are not), as spans.
+	Visible []OffsetSpan `json:"visible,omitempty"`
+}
+
+// OffsetSpan is the offsets From to To, To excluded.
+type OffsetSpan struct {
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
+}
+
+// CaughtUp tells whether the read reached the high watermark: the last
+// stable offset had passed every transaction of the partition.
+func (p CommittedPartition) CaughtUp() bool { return p.End >= p.HighWatermark }
+
+// Add records offset as visible; offsets come in increasing order, and
+// consecutive ones share a span.
+func (p *CommittedPartition) Add(offset int64) {
+	if n := len(p.Visible); n > 0 && p.Visible[n-1].To == offset {
+		p.Visible[n-1].To++
+		return
+	}
+	p.Visible = append(p.Visible, OffsetSpan{From: offset, To: offset + 1})
+}
+
+// Visible tells whether the read returned offset of partition, and
+// whether it read that offset at all (covered): an offset not covered is
+// neither visible nor hidden.
+func (r *CommittedRead) Visible(partition int32, offset int64) (visible, covered bool) {
+	if r == nil {
+		return false, false
+	}
+	for i := range r.Partitions {
+		p := &r.Partitions[i]
+		if p.Partition != partition {
+			continue
+		}
+		if offset < p.Start || offset >= p.End {
+			return false, false
+		}
+		j := sort.Search(len(p.Visible), func(j int) bool { return p.Visible[j].To > offset })
+		return j < len(p.Visible) && p.Visible[j].From <= offset, true
+	}
+	return false, false
 }
 
 // LogRecord is one record of a batch: its offset and, when its value is in

@@ -2,6 +2,7 @@ package readback
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -67,15 +68,33 @@ func ReadLog(ctx context.Context, cl *kgo.Client, topic, runID string) ([]histor
 	return batches, ranges, nil
 }
 
+// Fetch isolation levels: read_uncommitted gets every batch the log
+// holds; read_committed stops at the last stable offset and lists the
+// aborted transactions.
+const (
+	readUncommitted int8 = 0
+	readCommitted   int8 = 1
+)
+
 // fetchBatches fetches from offset and returns the complete batches in the
 // answer and the offset after the last of them.
 func fetchBatches(ctx context.Context, cl *kgo.Client, leader int32, topicID [16]byte, topic string, partition int32, offset int64, dec kgo.Decompressor, runID string) ([]history.LogBatch, int64, error) {
+	rp, err := fetch(ctx, cl, leader, topicID, topic, partition, offset, readUncommitted)
+	if err != nil {
+		return nil, offset, err
+	}
+	return ParseBatches(rp.RecordBatches, partition, offset, dec, runID)
+}
+
+// fetch sends one Fetch for partition from offset at isolation level to
+// its leader and returns the partition's answer.
+func fetch(ctx context.Context, cl *kgo.Client, leader int32, topicID [16]byte, topic string, partition int32, offset int64, isolation int8) (*kmsg.FetchResponseTopicPartition, error) {
 	req := kmsg.NewPtrFetchRequest()
 	req.ReplicaID = -1
 	req.MaxWaitMillis = 100
 	req.MinBytes = 1
 	req.MaxBytes = 16 << 20
-	req.IsolationLevel = 0 // read uncommitted: every batch the log holds
+	req.IsolationLevel = isolation
 	rt := kmsg.NewFetchRequestTopic()
 	rt.Topic = topic
 	rt.TopicID = topicID // Fetch v13+ names topics by id
@@ -90,20 +109,20 @@ func fetchBatches(ctx context.Context, cl *kgo.Client, leader int32, topicID [16
 
 	kresp, err := cl.Broker(int(leader)).Request(ctx, req)
 	if err != nil {
-		return nil, offset, err
+		return nil, err
 	}
 	resp := kresp.(*kmsg.FetchResponse)
 	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-		return nil, offset, err
+		return nil, err
 	}
 	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
-		return nil, offset, fmt.Errorf("fetch answered %d topics", len(resp.Topics))
+		return nil, fmt.Errorf("fetch answered %d topics", len(resp.Topics))
 	}
-	rp2 := resp.Topics[0].Partitions[0]
-	if err := kerr.ErrorForCode(rp2.ErrorCode); err != nil {
-		return nil, offset, err
+	answer := &resp.Topics[0].Partitions[0]
+	if err := kerr.ErrorForCode(answer.ErrorCode); err != nil {
+		return nil, err
 	}
-	return ParseBatches(rp2.RecordBatches, partition, offset, dec, runID)
+	return answer, nil
 }
 
 // ParseBatches decodes the record batches in raw (as a Fetch answers them)
@@ -145,7 +164,9 @@ func ParseBatches(raw []byte, partition int32, offset int64, dec kgo.Decompresso
 				return out, next, fmt.Errorf("decompress batch at offset %d: %w", b.FirstOffset, err)
 			}
 		}
-		if !lb.Control {
+		if lb.Control {
+			lb.ControlType = controlType(records)
+		} else {
 			lb.Records = readRecords(records, b.FirstOffset, int(b.NumRecords), runID)
 		}
 		end := b.FirstOffset + int64(b.LastOffsetDelta) + 1
@@ -177,6 +198,126 @@ func readRecords(raw []byte, base int64, n int, runID string) []history.LogRecor
 	return recs
 }
 
+// controlType reads a control batch's marker from its first record's key
+// (int16 version, int16 type: 0 abort, 1 commit, others such as a leader
+// change); "" when the key cannot be read.
+func controlType(raw []byte) string {
+	length, used := varint(raw)
+	if used <= 0 || int(length)+used > len(raw) {
+		return ""
+	}
+	var r kmsg.Record
+	if err := r.ReadFrom(raw[:used+int(length)]); err != nil || len(r.Key) < 4 {
+		return ""
+	}
+	switch t := int16(binary.BigEndian.Uint16(r.Key[2:4])); t {
+	case 0:
+		return history.ControlAbort
+	case 1:
+		return history.ControlCommit
+	default:
+		return fmt.Sprintf("type %d", t)
+	}
+}
+
+// ReadCommitted reads topic as a read_committed consumer does, after
+// waiting up to wait for every partition's last stable offset to reach its
+// high watermark (a transaction still open holds it back, until its
+// producer ends it or the transaction coordinator aborts it at its
+// timeout: wait should outlast the producer's transaction timeout). Each
+// partition is read from its log start to its last stable offset with
+// read_committed Fetch requests, the broker's answers filtered by kgo's
+// own read_committed processing (kgo.ProcessFetchPartition with
+// kgo.ReadCommitted(), what a consumer with
+// kgo.FetchIsolationLevel(kgo.ReadCommitted()) does with each answer), so
+// the read knows exactly where it stands even where nothing is visible.
+// The offsets of the records it returned are the broker's view of what
+// transactions made visible.
+func ReadCommitted(ctx context.Context, cl *kgo.Client, topic string, wait time.Duration) (*history.CommittedRead, error) {
+	adm := kadm.NewClient(cl)
+	began := time.Now()
+	var ends, stable kadm.ListedOffsets
+	for {
+		var err error
+		if ends, err = adm.ListEndOffsets(ctx, topic); err == nil {
+			err = ends.Error()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s committed: list end offsets: %w", topic, err)
+		}
+		if stable, err = adm.ListCommittedOffsets(ctx, topic); err == nil {
+			err = stable.Error()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s committed: list last stable offsets: %w", topic, err)
+		}
+		behind := false
+		ends.Each(func(o kadm.ListedOffset) {
+			if lso, ok := stable.Lookup(topic, o.Partition); !ok || lso.Offset < o.Offset {
+				behind = true
+			}
+		})
+		if !behind || time.Since(began) >= wait {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("read %s committed: waiting for open transactions: %w", topic, ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	read := &history.CommittedRead{WaitedMS: time.Since(began).Milliseconds()}
+	starts, err := adm.ListStartOffsets(ctx, topic)
+	if err == nil {
+		err = starts.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s committed: list start offsets: %w", topic, err)
+	}
+	topics, err := adm.ListTopics(ctx, topic)
+	if err != nil {
+		return nil, fmt.Errorf("read %s committed: metadata: %w", topic, err)
+	}
+	td := topics[topic]
+	var partitions []int32
+	ends.Each(func(o kadm.ListedOffset) { partitions = append(partitions, o.Partition) })
+	sort.Slice(partitions, func(i, j int) bool { return partitions[i] < partitions[j] })
+	dec := kgo.DefaultDecompressor()
+	for _, p := range partitions {
+		start, _ := starts.Lookup(topic, p)
+		end, _ := ends.Lookup(topic, p)
+		lso, _ := stable.Lookup(topic, p)
+		cp := history.CommittedPartition{Partition: p, Start: start.Offset, HighWatermark: end.Offset}
+		offset := start.Offset
+		for offset < lso.Offset {
+			rp, err := fetch(ctx, cl, td.Partitions[p].Leader, td.ID, topic, p, offset, readCommitted)
+			if err != nil {
+				return nil, fmt.Errorf("read %s committed: partition %d at offset %d: %w", topic, p, offset, err)
+			}
+			fp, next := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{Offset: offset, IsolationLevel: kgo.ReadCommitted(), Topic: topic, Partition: p}, rp, dec, nil)
+			if fp.Err != nil {
+				return nil, fmt.Errorf("read %s committed: partition %d at offset %d: %w", topic, p, offset, fp.Err)
+			}
+			for _, r := range fp.Records {
+				cp.Add(r.Offset)
+			}
+			if next <= offset {
+				// The broker's last stable offset is below the one listed
+				// a moment ago only if it moved back: read no further.
+				if rp.LastStableOffset <= offset {
+					break
+				}
+				return nil, fmt.Errorf("read %s committed: partition %d: no progress at offset %d (last stable offset %d)", topic, p, offset, rp.LastStableOffset)
+			}
+			offset = next
+			cp.HighWatermark = max(cp.HighWatermark, rp.HighWatermark)
+		}
+		cp.End = offset
+		read.Partitions = append(read.Partitions, cp)
+	}
+	return read, nil
+}
+
 // varint reads a zig-zag varint as Kafka record lengths are written.
 func varint(b []byte) (int64, int) {
 	var ux uint64
@@ -195,11 +336,19 @@ func varint(b []byte) (int64, int) {
 	return 0, 0
 }
 
+// TransactionWait is how long a read-back of a transactional run waits
+// for open transactions to end before it reads read_committed: past the
+// default transaction timeouts (kgo's 40 s, the Java client's 60 s), so
+// that a transaction its producer left open has been aborted by the
+// coordinator, and one still open hangs.
+const TransactionWait = 90 * time.Second
+
 // FromEvents assembles the history of a producer run kconform did not
 // start: the producer's JSON-lines events in path (only run runID's
 // records; "" for the run id in the events) and, when brokers is not
-// empty, topic's log read back from them, within two minutes. It returns
-// the event lines it skipped as warnings.
+// empty, topic's log read back from them, within two minutes (plus
+// TransactionWait for a transactional run, read read_committed too). It
+// returns the event lines it skipped as warnings.
 func FromEvents(ctx context.Context, path, runID, topic string, brokers []string) (*history.History, []string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -219,8 +368,15 @@ func FromEvents(ctx context.Context, path, runID, topic string, brokers []string
 		return nil, nil, fmt.Errorf("connect to %s: %w", strings.Join(brokers, ","), err)
 	}
 	defer cl.Close()
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute+TransactionWait)
 	defer cancel()
+	// A transactional run is read read_committed first: once the open
+	// transactions ended, the raw read that follows holds their markers.
+	if h.Transactional() {
+		if h.ReadCommitted, err = ReadCommitted(ctx, cl, topic, TransactionWait); err != nil {
+			return nil, nil, err
+		}
+	}
 	if h.Log, h.ReadBack, err = ReadLog(ctx, cl, topic, runID); err != nil {
 		return nil, nil, err
 	}

@@ -20,6 +20,11 @@ import (
 // Topic is the topic Cluster seeds.
 const Topic = "t"
 
+// TxnWait is how long Judge waits for a transactional run's open
+// transactions to end before it reads Topic read_committed. The producers
+// under test end theirs, so it only bounds a test of one that does not.
+const TxnWait = 10 * time.Second
+
 // Cluster starts a 3-broker kfake cluster with Topic of partitions
 // partitions, closed when the test ends.
 func Cluster(t testing.TB, partitions int32) *kfake.Cluster {
@@ -32,26 +37,50 @@ func Cluster(t testing.TB, partitions int32) *kfake.Cluster {
 	return c
 }
 
-// Judge reads a producer's events for runID, reads Topic back from c,
-// adds the wire and faults given (a tap's, or none), and judges the
-// history. Events that cannot be read fail the test.
-func Judge(t testing.TB, c *kfake.Cluster, runID string, events []byte, wire []history.WireEvent, faults []history.Fault) (*history.History, *verify.Verdict) {
+// Client is a kgo client of c for a test's own requests, closed when the
+// test ends.
+func Client(t testing.TB, c *kfake.Cluster, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+// History reads a producer's events for runID and reads Topic back from
+// c as a scenario run does: for a transactional run (events that carry a
+// transaction) read_committed first, waiting up to wait for open
+// transactions to end, then the raw log. Events that cannot be read fail
+// the test.
+func History(t testing.TB, c *kfake.Cluster, runID string, events []byte, wait time.Duration) *history.History {
 	t.Helper()
 	read, err := history.ReadClientEvents(bytes.NewReader(events), runID)
 	if err != nil || len(read.Warnings) > 0 || len(read.Unreadable) > 0 {
 		t.Fatalf("read events: %v %v %v", err, read.Warnings, read.Unreadable)
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	cl := Client(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second+wait)
 	defer cancel()
-	log, ranges, err := readback.ReadLog(ctx, cl, Topic, runID)
-	if err != nil {
+	h := &history.History{RunID: runID, Topic: Topic, Client: read.Events, LogRead: true}
+	if h.Transactional() {
+		if h.ReadCommitted, err = readback.ReadCommitted(ctx, cl, Topic, wait); err != nil {
+			t.Fatalf("read back committed: %v", err)
+		}
+	}
+	if h.Log, h.ReadBack, err = readback.ReadLog(ctx, cl, Topic, runID); err != nil {
 		t.Fatalf("read back: %v", err)
 	}
-	h := &history.History{RunID: runID, Topic: Topic, Client: read.Events, LogRead: true, Log: log, ReadBack: ranges, Wire: wire, Faults: faults}
+	return h
+}
+
+// Judge reads a producer's events for runID, reads Topic back from c
+// (History, waiting up to TxnWait for open transactions), adds the wire
+// and faults given (a tap's, or none), and judges the history.
+func Judge(t testing.TB, c *kfake.Cluster, runID string, events []byte, wire []history.WireEvent, faults []history.Fault) (*history.History, *verify.Verdict) {
+	t.Helper()
+	h := History(t, c, runID, events, TxnWait)
+	h.Wire, h.Faults = wire, faults
 	return h, verify.Check(h, verify.Options{})
 }
