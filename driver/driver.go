@@ -134,7 +134,9 @@ var prepared = struct {
 }{commands: map[string][]string{}}
 
 // Args renders the contract's flags for a run. Settings go as repeated
-// --set key=value in the client's own names.
+// --set key=value in the client's own names. The transactional flags come
+// only with a transactional run, so a driver without transactions never
+// meets them.
 func Args(cfg producer.Config, settings map[string]string) []string {
 	args := []string{
 		"--brokers", strings.Join(cfg.Brokers, ","),
@@ -143,6 +145,14 @@ func Args(cfg producer.Config, settings map[string]string) []string {
 		"--count", strconv.FormatInt(cfg.Count, 10),
 		"--rate", strconv.FormatFloat(cfg.Rate, 'f', -1, 64),
 		"--run-id", cfg.RunID,
+	}
+	if cfg.Transactional() {
+		size := cfg.TransactionSize
+		if size == 0 {
+			size = producer.DefaultTransactionSize
+		}
+		args = append(args, "--transactional-id", cfg.TransactionalID,
+			"--transaction-size", strconv.Itoa(size), "--abort-every", strconv.Itoa(cfg.AbortEvery))
 	}
 	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		args = append(args, "--set", k+"="+settings[k])

@@ -63,6 +63,20 @@ while :; do sleep 0.1; done
 	}
 }
 
+// The transactional flags reach a command driver only in a transactional
+// run, the size at its default when the config gives none.
+func TestTransactionalArgs(t *testing.T) {
+	if args := strings.Join(Args(cfg, nil), " "); strings.Contains(args, "transaction") || strings.Contains(args, "abort") {
+		t.Errorf("an idempotent run's flags name transactions: %s", args)
+	}
+	txn := cfg
+	txn.TransactionalID, txn.AbortEvery = "kc-r1", 3
+	args := strings.Join(Args(txn, nil), " ")
+	if !strings.Contains(args, "--transactional-id kc-r1 --transaction-size 10 --abort-every 3") {
+		t.Errorf("transactional flags: %s", args)
+	}
+}
+
 func TestCrashingDriverIsReportedInOneLine(t *testing.T) {
 	path := script(t, `echo "garbage that is not JSON"; echo "segfault: boom" >&2; exit 139`)
 	d, _ := Lookup(path)

@@ -154,3 +154,39 @@ func recordBatch(pid int64, epoch int16, seq int32, value []byte) []byte {
 	b.CRC = int32(crc32.Checksum(raw[21:], crc32.MakeTable(crc32.Castagnoli)))
 	return b.AppendTo(nil)
 }
+
+// TxnBreak names a deliberately broken transactional producer, for
+// proving that the transaction checks can fail: each lies to the
+// application in one way a real client could.
+type TxnBreak string
+
+// The broken transactional producers.
+const (
+	// TxnClaimsCommit aborts every odd-numbered transaction it was to
+	// commit and reports it committed: a commit acknowledged that never
+	// happened, its records never visible (commit-acknowledged-means-
+	// committed).
+	TxnClaimsCommit TxnBreak = "claims-commit"
+	// TxnWritesOutside writes the first record of every transaction
+	// through a second, non-transactional (idempotent) producer while it
+	// reports the record in the transaction: that record is visible
+	// whatever becomes of the transaction (txn-atomic), an aborted one's
+	// included.
+	TxnWritesOutside TxnBreak = "writes-outside"
+)
+
+func (b TxnBreak) known() bool { return b == TxnClaimsCommit || b == TxnWritesOutside }
+
+// ends says how a transaction due to commit (or not) is really ended:
+// THE BUG of TxnClaimsCommit aborts odd-numbered ones due to commit.
+func (b TxnBreak) ends(txn int64, commit bool) kgo.TransactionEndTry {
+	if b == TxnClaimsCommit && commit && txn%2 == 1 {
+		return kgo.TryAbort
+	}
+	return kgo.TransactionEndTry(commit)
+}
+
+// outside says whether the k-th record of a transaction goes around it:
+// THE BUG of TxnWritesOutside sends each transaction's first record that
+// way.
+func (b TxnBreak) outside(k int) bool { return b == TxnWritesOutside && k == 0 }

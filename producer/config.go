@@ -59,19 +59,40 @@ type Config struct {
 	// sequences again at 0 under the same producer id and epoch after any
 	// failed request. It exists only to prove that the suites can fail.
 	BrokenSequences bool
+	// TransactionalID makes the producer transactional (kgo.TransactionalID),
+	// as docs/clients.md's contract has it: transactions numbered from 0
+	// of TransactionSize records each (DefaultTransactionSize), round-robin as
+	// without them, each committed, except every AbortEvery-th (0: none),
+	// aborted on purpose. The transaction timeout is the setting
+	// transaction.timeout.ms (kgo's default 40 s).
+	TransactionalID string
+	TransactionSize int
+	AbortEvery      int
+	// BrokenTransactions swaps in a deliberately broken transactional
+	// producer (see TxnBreak); "" is the faithful one. It exists only to
+	// prove that the transaction checks can fail.
+	BrokenTransactions TxnBreak
 }
+
+// DefaultTransactionSize is the records per transaction when a
+// transactional config gives none.
+const DefaultTransactionSize = 10
+
+// Transactional tells whether the config asks for transactions.
+func (c Config) Transactional() bool { return c.TransactionalID != "" }
 
 // ExtraSettings lists the settings Config.Extra takes, with what they set.
 var ExtraSettings = map[string]string{
-	"metadata.max.age.ms":  "kgo.MetadataMaxAge",
-	"metadata.min.age.ms":  "kgo.MetadataMinAge",
-	"retry.backoff.ms":     "kgo.RetryBackoffFn (constant)",
-	"batch.max.bytes":      "kgo.ProducerBatchMaxBytes",
-	"compression":          "kgo.ProducerBatchCompression: none, gzip, snappy, lz4 or zstd",
-	"conn.idle.timeout.ms": "kgo.ConnIdleTimeout",
-	"dial.timeout.ms":      "kgo.DialTimeout",
-	"client.id":            "kgo.ClientID",
-	"log.level":            "kgo.WithLogger level for Config.Logs: error, warn, info (default) or debug",
+	"metadata.max.age.ms":    "kgo.MetadataMaxAge",
+	"metadata.min.age.ms":    "kgo.MetadataMinAge",
+	"retry.backoff.ms":       "kgo.RetryBackoffFn (constant)",
+	"batch.max.bytes":        "kgo.ProducerBatchMaxBytes",
+	"compression":            "kgo.ProducerBatchCompression: none, gzip, snappy, lz4 or zstd",
+	"conn.idle.timeout.ms":   "kgo.ConnIdleTimeout",
+	"dial.timeout.ms":        "kgo.DialTimeout",
+	"client.id":              "kgo.ClientID",
+	"log.level":              "kgo.WithLogger level for Config.Logs: error, warn, info (default) or debug",
+	"transaction.timeout.ms": "kgo.TransactionTimeout (transactional runs)",
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -102,6 +123,21 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Count < 0 || c.Rate < 0 || c.Retries < 0 {
 		return c, fmt.Errorf("count, rate and retries must not be negative")
 	}
+	if c.TransactionSize < 0 || c.AbortEvery < 0 {
+		return c, fmt.Errorf("transaction size %d and abort-every %d must not be negative", c.TransactionSize, c.AbortEvery)
+	}
+	if !c.Transactional() && (c.TransactionSize > 0 || c.AbortEvery > 0 || c.BrokenTransactions != "") {
+		return c, fmt.Errorf("transaction size, abort-every and broken transactions need a transactional id: give --transactional-id")
+	}
+	if c.Transactional() && c.BrokenSequences {
+		return c, fmt.Errorf("the broken-sequence producer is not transactional: drop the transactional id")
+	}
+	if c.BrokenTransactions != "" && !c.BrokenTransactions.known() {
+		return c, fmt.Errorf("broken transactions %q: want %s or %s", c.BrokenTransactions, TxnClaimsCommit, TxnWritesOutside)
+	}
+	if c.Transactional() && c.TransactionSize == 0 {
+		c.TransactionSize = DefaultTransactionSize
+	}
 	return c, nil
 }
 
@@ -119,6 +155,9 @@ func (c Config) options() ([]kgo.Opt, error) {
 	}
 	if c.DeliveryTimeout > 0 {
 		opts = append(opts, kgo.RecordDeliveryTimeout(c.DeliveryTimeout))
+	}
+	if c.Transactional() {
+		opts = append(opts, kgo.TransactionalID(c.TransactionalID))
 	}
 	if c.Retries > 0 {
 		opts = append(opts, kgo.RecordRetries(c.Retries))
@@ -161,6 +200,12 @@ func (c Config) options() ([]kgo.Opt, error) {
 			opt = kgo.ProducerBatchCompression(codec)
 		case "client.id":
 			opt = kgo.ClientID(v)
+		case "transaction.timeout.ms":
+			d, err := ms()
+			if err != nil {
+				return nil, err
+			}
+			opt = kgo.TransactionTimeout(d)
 		case "log.level":
 			continue // applied with Logs below
 		default:

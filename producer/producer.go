@@ -81,8 +81,12 @@ type Stats struct {
 
 // Run produces cfg's workload and writes every event to out, until Count
 // records are done or ctx ends. Every record sent ends as a
-// producer_send_success or a producer_send_error line. It returns an error
-// only when it could not run at all, after a producer_fatal line.
+// producer_send_success or a producer_send_error line; with a
+// TransactionalID, in transactions, each step of which is printed too
+// (runTransactions). It returns an error only when it could not run at
+// all, after a producer_fatal line: a producer fenced or failed for good
+// later says so in a producer_fatal line and stops, as an application
+// would, and is judged on it.
 func Run(ctx context.Context, cfg Config, out io.Writer) (Stats, error) {
 	var st Stats
 	cfg, err := cfg.withDefaults()
@@ -133,18 +137,19 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Stats, error) {
 	}()
 
 	var sent, acked, failed atomic.Int64
-	// produce hands record counter of partition p to kgo; done, if any,
-	// runs once its outcome is printed.
-	produce := func(p int32, counter int64, done func()) {
+	// send hands record counter of partition p to client (cl, or another
+	// for a broken producer), in transaction txn (nil: none); done, if
+	// any, runs with its outcome once that is printed.
+	send := func(client *kgo.Client, p int32, counter int64, txn *int64, done func(error)) {
 		value := history.Payload(cfg.RunID, p, counter)
 		r := &kgo.Record{Partition: p, Key: fmt.Appendf(nil, "%d-%d", p, counter), Value: value}
 		sent.Add(1)
 		// Produce blocks when the buffer is full; a context that ends
 		// while it waits fails the record through the callback.
-		cl.Produce(ctx, r, func(r *kgo.Record, err error) {
+		client.Produce(ctx, r, func(r *kgo.Record, err error) {
 			part, off, pid, epoch, c := r.Partition, r.Offset, r.ProducerID, r.ProducerEpoch, counter
 			line := history.ClientLine{Topic: cfg.Topic, Partition: &part, Key: string(r.Key), Value: string(r.Value),
-				Counter: &c, RunID: cfg.RunID}
+				Counter: &c, RunID: cfg.RunID, Txn: txn}
 			if err != nil {
 				failed.Add(1)
 				line.Name = history.SendError
@@ -157,36 +162,34 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Stats, error) {
 			}
 			ev.emit(line)
 			if done != nil {
+				done(err)
+			}
+		})
+	}
+	produce := func(p int32, counter int64, done func()) {
+		send(cl, p, counter, nil, func(error) {
+			if done != nil {
 				done()
 			}
 		})
 	}
-	if cfg.OnePerPartition {
+	grace := cfg.DeliveryTimeout
+	if grace == 0 {
+		grace = 30 * time.Second
+	}
+	switch {
+	case cfg.Transactional():
+		runTransactions(ctx, cfg, cl, ev, grace, send)
+	case cfg.OnePerPartition:
 		runOnePerPartition(ctx, cfg, produce)
-	} else {
+	default:
 		runPipelined(ctx, cfg, produce)
 	}
 	// Wait for every record's outcome. After the context ends, records
 	// still buffered get a last DeliveryTimeout (or 30 s) to finish, then
 	// Close fails them, each with its error line.
-	grace := cfg.DeliveryTimeout
-	if grace == 0 {
-		grace = 30 * time.Second
-	}
-	flushCtx, cancelFlush := context.WithCancel(context.WithoutCancel(ctx))
+	flushCtx, cancelFlush := afterGrace(ctx, grace)
 	defer cancelFlush()
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-flushCtx.Done():
-			return
-		}
-		select {
-		case <-time.After(grace):
-			cancelFlush()
-		case <-flushCtx.Done():
-		}
-	}()
 	_ = cl.Flush(flushCtx)
 	cl.Close()
 	// Close fails what is still buffered, and kgo may call those records'
@@ -207,6 +210,26 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Stats, error) {
 		return st, fmt.Errorf("write events: %w", err)
 	}
 	return st, nil
+}
+
+// afterGrace returns a context that ends grace after ctx ends (or when
+// cancelled): records under way when a run is stopped still get their
+// outcome, within a bound.
+func afterGrace(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	graceCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-graceCtx.Done():
+			return
+		}
+		select {
+		case <-time.After(grace):
+			cancel()
+		case <-graceCtx.Done():
+		}
+	}()
+	return graceCtx, cancel
 }
 
 // dueAt waits until record i of the workload falls due at cfg.Rate; false

@@ -151,6 +151,11 @@ func TestProducerRejectsBadConfig(t *testing.T) {
 		{Config{Brokers: []string{"x:1"}, Topic: "t", MaxInFlight: 6}, "1 to 5"},
 		{Config{Brokers: []string{"x:1"}, Topic: "t", Extra: map[string]string{"bogus": "1"}}, `unknown setting "bogus"`},
 		{Config{Brokers: []string{"x:1"}, Topic: "t", Extra: map[string]string{"metadata.max.age.ms": "soon"}}, "want milliseconds"},
+		{Config{Brokers: []string{"x:1"}, Topic: "t", AbortEvery: 2}, "need a transactional id"},
+		{Config{Brokers: []string{"x:1"}, Topic: "t", TransactionalID: "x", TransactionSize: -1}, "must not be negative"},
+		{Config{Brokers: []string{"x:1"}, Topic: "t", TransactionalID: "x", BrokenSequences: true}, "not transactional"},
+		{Config{Brokers: []string{"x:1"}, Topic: "t", TransactionalID: "x", BrokenTransactions: "lies"}, "broken transactions"},
+		{Config{Brokers: []string{"x:1"}, Topic: "t", TransactionalID: "x", Extra: map[string]string{"transaction.timeout.ms": "x"}}, "want milliseconds"},
 	} {
 		cfg, err := tc.cfg.withDefaults()
 		if err == nil {

@@ -11,8 +11,8 @@ import (
 	"github.com/kconform/kconform/producer"
 )
 
-// runProduce runs the bundled idempotent producer on its own and prints
-// its events as JSON lines.
+// runProduce runs the bundled idempotent (or, with --transactional-id,
+// transactional) producer on its own and prints its events as JSON lines.
 func runProduce(ctx context.Context, args []string) error {
 	fs := cli.NewFlags("produce", "--brokers host:port --topic t [flags]")
 	brokers := fs.String("brokers", os.Getenv("KCONFORM_BROKERS"), "bootstrap addresses, comma-separated (env KCONFORM_BROKERS)")
@@ -27,7 +27,10 @@ func runProduce(ctx context.Context, args []string) error {
 	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 0, "produce request timeout (default 30s)")
 	fs.DurationVar(&cfg.DeliveryTimeout, "delivery-timeout", 0, "how long a record may take before it fails (default: never)")
 	fs.IntVar(&cfg.Retries, "retries", 0, "retries per record (default: unlimited)")
-	fs.Func("set", "extra client setting key=value, repeatable: metadata.max.age.ms, metadata.min.age.ms, retry.backoff.ms, batch.max.bytes, compression, conn.idle.timeout.ms, dial.timeout.ms, client.id", cli.KeyValue(cfg.Extra))
+	fs.StringVar(&cfg.TransactionalID, "transactional-id", "", "produce in transactions with this transactional.id (default: none, idempotent only)")
+	fs.IntVar(&cfg.TransactionSize, "transaction-size", 0, "records per transaction (default 10)")
+	fs.IntVar(&cfg.AbortEvery, "abort-every", 0, "abort every n-th transaction on purpose; 0 never")
+	fs.Func("set", "extra client setting key=value, repeatable: metadata.max.age.ms, metadata.min.age.ms, retry.backoff.ms, batch.max.bytes, compression, conn.idle.timeout.ms, dial.timeout.ms, client.id, transaction.timeout.ms", cli.KeyValue(cfg.Extra))
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
