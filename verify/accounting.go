@@ -601,6 +601,14 @@ func (c *checker) checkFailedButWritten(logs map[int32]*partitionLog) {
 			if !ok {
 				continue
 			}
+			if _, in := e.Transaction(); in {
+				// A failed record of a transaction is in the log as its
+				// transaction left it: written for the application only
+				// if a read_committed reader sees it.
+				if visible, covered := c.h.ReadCommitted.Visible(p, off); covered && !visible {
+					break
+				}
+			}
 			if notes[p] == nil {
 				notes[p] = &note{first: e.Counter, firstOffset: off, time: e.Time}
 			}
@@ -643,6 +651,9 @@ func (c *checker) checkContract() {
 	}
 	for p := range c.wireRecords {
 		written[p] = true
+	}
+	if a.TransactionalID != "" && !c.h.Transactional() && len(c.h.Client) > 0 {
+		c.incomplete = append(c.incomplete, fmt.Sprintf("the driver was asked to produce in transactions (transactional id %s) but its events carry none: it did not follow the run's contract", a.TransactionalID))
 	}
 	if a.Partitions > 0 {
 		var beyond, never []int32

@@ -81,6 +81,12 @@ const (
 	ProducerIDChange   CheckID = "producer-id-change"
 	FailedButWritten   CheckID = "failed-but-written"
 	Idempotence        CheckID = "idempotence"
+	// The transaction checks, judged only on a transactional history
+	// (client events that carry a transaction).
+	TxnAtomic            CheckID = "txn-atomic"
+	NoAbortedRead        CheckID = "no-aborted-read"
+	CommitAcknowledged   CheckID = "commit-acknowledged-means-committed"
+	NoHangingTransaction CheckID = "no-hanging-transaction"
 )
 
 // Rule is one check's requirement: one sentence (MUST or SHOULD, as RFC
@@ -114,6 +120,14 @@ const (
 	kafka12152   = "KAFKA-12152: idempotent producer does not reset sequences of partitions without in-flight batches after an epoch bump"
 	rdkafka3584  = "librdkafka #3584: producer resets sequence to 0 under the same producer id after a full-cluster restart; OUT_OF_ORDER_SEQUENCE_NUMBER, fatal"
 	rdkafka4953  = "librdkafka #4953: an epoch bump for one partition resends another partition's possibly persisted batch under the new epoch"
+	// The transactional producer's promise and where it broke.
+	kip98Design = "KIP-98 design document, Exactly Once Delivery and Transactional Messaging in Kafka (sections on the transaction coordinator, control messages and READ_COMMITTED): a transaction's records become visible to read_committed consumers all together, at its commit marker, or never, at its abort marker; a consumer reads only below the last stable offset, the first offset of an open transaction; a producer with the same transactional.id fences its zombie by bumping the epoch"
+	kip890      = "KIP-890: Transactions Server-Side Defense (part 1: the broker appends a transactional produce only to a partition its coordinator has in the ongoing transaction; part 2, Kafka 4.0+: the epoch is bumped at every transaction end, so a late produce of an ended transaction is fenced rather than landing in the next)"
+	kip664      = "KIP-664: Provide tooling to detect and abort hanging transactions (kafka-transactions.sh find-hanging, abort): an open transaction holds the last stable offset, so read_committed consumers of the partition stall"
+	kafka17754  = "KAFKA-17754: a Produce request delayed past the end of its transaction is appended afterwards, in the next transaction of the producer or in none, never aborted: aborted reads and lost writes; KIP-890 is the defence"
+	kafka14402  = "KAFKA-14402: transactions can hang: a partition written without being added to the transaction is never ended by a marker, and the last stable offset stops there for good"
+	kafkaTxnSys = "Kafka's system test tests/kafkatest/tests/core/transactions_test.py: a transactional copier runs while brokers are bounced or killed; a read_committed consumer must then see every input message exactly once, and nothing of an aborted transaction"
+	jepsenTxn   = "Jepsen, jepsen.tests.kafka (the Kafka and Redpanda analyses, 2022): aborted read (Adya's G1a: a read observes an aborted transaction's write), lost write (a committed write never read), duplicates; its finding that a commit acknowledged is not always committed"
 )
 
 // Rules lists every check's rule, in the order a verdict lists them.
@@ -151,9 +165,21 @@ var Rules = []Rule{
 		"INFORMATIONAL.", []string{kip360}},
 	{ProducerIDChange, "A client SHOULD keep its producer id; a new one is allowed and worth knowing (the broker forgot the producer, or the client reset).",
 		"INFORMATIONAL.", []string{kip98, kip854}},
-	{FailedButWritten, "A record reported to the application as failed SHOULD NOT be in the log; when it is, the application's view and the log differ.",
+	{FailedButWritten, "A record reported to the application as failed SHOULD NOT be in the log; when it is, the application's view and the log differ. (A failed record of a transaction counts as written only if a read_committed reader sees it.)",
 		"INFORMATIONAL: allowed by the promise (a timed-out record may be written), but an application that re-sends it writes it twice.",
 		[]string{kip98}},
+	{TxnAtomic, "A transaction's records MUST be written inside it and share its fate: every record the client sent in a transaction that is in the log is in a transactional batch, all of them followed by the same marker of their producer (all by a commit, or all by an abort), and a read_committed reader sees all of them or none, all where a commit marker follows.",
+		"FAILED. A record claimed in a transaction but in a non-transactional batch, records of one transaction before a commit and an abort marker (a late produce landing in the next transaction), a transaction part visible, or committed records hidden. Visibility is judged only where the read_committed read reached; without a read, only the log is.",
+		[]string{kip98Design, kip890, kafka17754, kafkaTxnSys, jepsenTxn}},
+	{NoAbortedRead, "A read_committed reader MUST NOT see a record of a transaction that did not commit: one the log ends with an abort marker, one no marker ends (still open), or one of a transaction the client never asked to commit.",
+		"FAILED: an aborted read (G1a). A transaction whose commit failed without an abort after it has an unknown outcome and is not judged here.",
+		[]string{kip98Design, kafka17754, kafkaTxnSys, jepsenTxn}},
+	{CommitAcknowledged, "A commit the client reported to the application as succeeded MUST have made every record it acknowledged in that transaction visible read_committed; a transaction the client reported aborted MUST have none of its records visible.",
+		"FAILED: a lost write, or an application told its transaction aborted that sees its records anyway (and re-processes them into duplicates). A failed commit not followed by a successful abort leaves the outcome unknown: not judged.",
+		[]string{kip98Design, kip890, kafka17754, jepsenTxn}},
+	{NoHangingTransaction, "Every transaction MUST end: once the producer stopped and its transaction timeout passed, a read_committed read MUST reach every partition's high watermark (the last stable offset passed every transaction), and no transactional batch of the run may be left without a marker.",
+		"FAILED. The read-back waits for the last stable offset (readback.TransactionWait) before it reads; a partition still behind then holds a hanging transaction.",
+		[]string{kip98Design, kip664, kafka14402, kafka17754}},
 }
 
 // Boundary is one line a grade changes at, and the test that holds it
@@ -217,6 +243,21 @@ var Boundaries = []Boundary{
 	{"", "another run's producer on a reused topic", "PASS", "TestAdversaries/another run's producer on a reused topic"},
 	{"", "the tap's wire alone, the founding bug", "FAILED", "TestTapConvictsFoundingBug"},
 	{"", "real runs' histories, every finding compared", "as recorded", "TestGoldenHistories"},
+	{"", "a faithful transactional history: commits, aborts on purpose, a record outside transactions", "PASS", "TestAdversaries/txn: faithful, commits and aborts"},
+	{TxnAtomic, "a record claimed in a transaction, written outside it", "FAILED", "TestAdversaries/txn: a record written outside its transaction"},
+	{TxnAtomic, "one transaction's records before a commit and an abort marker (a late produce in the next transaction, KAFKA-17754)", "FAILED", "TestAdversaries/txn: a late record lands in the next transaction (KAFKA-17754)"},
+	{TxnAtomic, "a transaction part visible read_committed", "FAILED", "TestAdversaries/txn: a torn transaction, part visible"},
+	{TxnAtomic, "a transaction torn in the log, no read_committed read", "FAILED", "TestAdversaries/txn: torn in the log, no read_committed read"},
+	{NoAbortedRead, "records visible read_committed before an abort marker", "FAILED", "TestAdversaries/txn: aborted records visible"},
+	{NoAbortedRead, "records visible read_committed with no marker after them", "FAILED", "TestAdversaries/txn: records visible without a marker"},
+	{NoAbortedRead, "records visible of a transaction the client never committed", "FAILED", "TestAdversaries/txn: records visible of a transaction never committed"},
+	{CommitAcknowledged, "a commit reported of a transaction the log aborted", "FAILED", "TestAdversaries/txn: the client claims commit of an aborted transaction"},
+	{CommitAcknowledged, "an abort reported, its records visible", "FAILED", "TestAdversaries/txn: the client claims abort, its records visible"},
+	{CommitAcknowledged, "a failed commit with no abort after it, visible or not", "PASS", "TestAdversaries/txn: a failed commit's outcome is unknown"},
+	{NoHangingTransaction, "read_committed stopped below the high watermark after the wait", "FAILED", "TestAdversaries/txn: a transaction left hanging"},
+	{Duplicate, "a record twice in a transactional run's log", "FAILED", "TestAdversaries/txn: a record written twice"},
+	{"", "a transactional history without a read_committed read", "INCONCLUSIVE", "TestAdversaries/txn: no read_committed read"},
+	{"", "a run asked for transactions whose events carry none", "INCONCLUSIVE", "TestAdversaries/txn: asked for transactions, ran none"},
 }
 
 // RuleFor returns the rule of check id, or a placeholder naming it.
@@ -242,8 +283,8 @@ func RulesMarkdown() string {
 		g    Grade
 		what string
 	}{
-		{Failed, "the promise was broken: a producer that is not idempotent, a record acknowledged and lost, duplicated or reordered, a silent gap, a deviant batch the broker wrote, a sequence reused for other records after a send of it may have been written, a fatal, stalled or given-up producer, one that did not recover from a deviation"},
-		{Inconclusive, "the history cannot carry a full verdict: lines or batches that could not be read (then only findings from the log and from what the client printed stand), a part missing (no client events, events that end without shutdown_complete, no read-back, no wire record), acknowledgements none of which names its record, or that lie where the read-back did not read, a driver that did not do what it was asked, a fault that did not take effect, or no record acknowledged and nothing else to judge; a FAILED finding wins over all but unreadable input"},
+		{Failed, "the promise was broken: a producer that is not idempotent, a record acknowledged and lost, duplicated or reordered, a silent gap, a deviant batch the broker wrote, a sequence reused for other records after a send of it may have been written, a fatal, stalled or given-up producer, one that did not recover from a deviation; in a transactional run, a transaction torn, a record written outside its transaction, an aborted read, a commit acknowledged whose records are not visible (or an abort whose are), a transaction left hanging"},
+		{Inconclusive, "the history cannot carry a full verdict: lines or batches that could not be read (then only findings from the log and from what the client printed stand), a part missing (no client events, events that end without shutdown_complete, no read-back, no wire record, no read_committed read of a transactional run), acknowledgements none of which names its record, or that lie where the read-back did not read, a driver that did not do what it was asked, a fault that did not take effect, or no record acknowledged and nothing else to judge; a FAILED finding wins over all but unreadable input"},
 		{NonStrict, "a sequence rule broken on the wire only: the broker rejected the batch and never wrote it, and the client recovered (a later record of the partition was acknowledged)"},
 		{Informational, "allowed, worth knowing: an epoch bump, a new producer id, a record reported failed that was written"},
 		{Pass, "every check held"},

@@ -82,6 +82,11 @@ type Stats struct {
 	LogRecords  int   `json:"log_records"`
 	WireBatches int   `json:"wire_batches"`
 	Faults      int   `json:"faults"`
+	// Transactions the client ran, and those it reported committed and
+	// aborted; none for an idempotent run.
+	Transactions int `json:"transactions,omitempty"`
+	TxnCommitted int `json:"txn_committed,omitempty"`
+	TxnAborted   int `json:"txn_aborted,omitempty"`
 }
 
 // First returns the first finding of a check, or nil.
@@ -141,6 +146,9 @@ func (v *Verdict) paragraph() string {
 	if len(v.Violations) == 0 {
 		fmt.Fprintf(&b, "No violation: %d records acknowledged, %d send errors, %d log batches and %d wire batches checked across %d fault steps.",
 			v.Stats.Acked, v.Stats.SendErrors, v.Stats.LogBatches, v.Stats.WireBatches, v.Stats.Faults)
+		if s := v.Stats; s.Transactions > 0 {
+			fmt.Fprintf(&b, " %d transactions: %d reported committed, %d aborted.", s.Transactions, s.TxnCommitted, s.TxnAborted)
+		}
 		return b.String()
 	}
 	first := v.Violations[0]

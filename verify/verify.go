@@ -109,6 +109,7 @@ func Check(h *history.History, opts Options) *Verdict {
 	c.scopeLog()
 	c.checkLogSequences()
 	c.checkRecords()
+	c.checkTransactions()
 	c.checkLiveness()
 	c.checkInputs()
 	for _, e := range opts.Effects {
@@ -182,6 +183,8 @@ func (x Violation) robust() bool {
 		return false
 	case Liveness:
 		return x.fatal
+	case NoAbortedRead:
+		return x.Source != "client" // "never committed" rests on no commit event
 	}
 	return x.Source != "wire"
 }

@@ -1,0 +1,305 @@
+package verify
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kconform/kconform/history"
+)
+
+// txnBuilder writes transactional histories by hand: a producer that runs
+// numbered transactions, the log with their batches and markers, and the
+// read_committed read a broker that keeps the promise would give, which
+// an adversary then bends.
+type txnBuilder struct {
+	*builder
+	pid   int64
+	epoch int16
+	seq   map[int32]int32
+	// show and hide override what the read_committed read saw, by
+	// partition and offset; end overrides where it stopped.
+	show, hide map[[2]int64]bool
+	end        map[int32]int64
+}
+
+func newTxnBuilder() *txnBuilder {
+	return &txnBuilder{builder: newBuilder(), pid: 7, seq: map[int32]int32{}, show: map[[2]int64]bool{}, hide: map[[2]int64]bool{}, end: map[int32]int64{}}
+}
+
+// step reports a transaction step, failed when err is not empty.
+func (b *txnBuilder) step(name string, n int64, err string) {
+	b.tick(time.Millisecond)
+	b.h.Client = append(b.h.Client, history.ClientEvent{Name: name, Time: b.now, Partition: -1, Offset: -1, Counter: -1, ProducerID: -1, Epoch: -1, Error: err, Txn: history.TxnNumber(n)})
+}
+
+// batch writes k new records of partition p in a batch of producer pid
+// (transactional or not), acknowledged in transaction n; it returns the
+// batch's base offset.
+func (b *txnBuilder) batch(p int32, k int, n int64, pid int64, transactional bool) int64 {
+	b.tick(time.Millisecond)
+	base, first := b.offsets[p], b.counters[p]
+	lb := history.LogBatch{Partition: p, BaseOffset: base, ProducerID: pid, Epoch: b.epoch, BaseSequence: b.seq[p], Count: int32(k), Transactional: transactional}
+	for i := range int64(k) {
+		lb.Records = append(lb.Records, history.LogRecord{Offset: base + i, Counter: first + i})
+		b.h.Client = append(b.h.Client, history.ClientEvent{Name: history.SendSuccess, Time: b.now, Partition: p, Offset: base + i, Counter: first + i,
+			ProducerID: pid, Epoch: b.epoch, Txn: history.TxnNumber(n)})
+	}
+	b.h.Log = append(b.h.Log, lb)
+	b.offsets[p] += int64(k)
+	b.counters[p] += int64(k)
+	if pid == b.pid {
+		b.seq[p] += int32(k)
+	}
+	return base
+}
+
+// marker writes the producer's marker (history.ControlCommit or
+// ControlAbort) in partition p.
+func (b *txnBuilder) marker(p int32, kind string) {
+	b.h.Log = append(b.h.Log, history.LogBatch{Partition: p, BaseOffset: b.offsets[p], ProducerID: b.pid, Epoch: b.epoch, BaseSequence: -1, Count: 1,
+		Transactional: true, Control: true, ControlType: kind})
+	b.offsets[p]++
+}
+
+// txn runs transaction n: its begin, k records in each partition of
+// parts, their markers of kind marker ("" none), and the end step report
+// ("" none) with its error.
+func (b *txnBuilder) txn(n int64, parts []int32, k int, marker, report, err string) {
+	b.step(history.TxnBegin, n, "")
+	for _, p := range parts {
+		b.batch(p, k, n, b.pid, true)
+	}
+	for _, p := range parts {
+		if marker != "" {
+			b.marker(p, marker)
+		}
+	}
+	if report != "" {
+		b.step(report, n, err)
+	}
+}
+
+// finish ends the client's events and adds the read_committed read: a
+// record is visible when it is outside transactions or its producer's
+// next marker commits it, below where the read ended (the high watermark
+// unless end says otherwise), then show and hide apply.
+func (b *txnBuilder) finish() *history.History {
+	b.shutdown()
+	read := &history.CommittedRead{WaitedMS: 1000}
+	for p := int32(0); p < int32(len(b.offsets)); p++ {
+		cp := history.CommittedPartition{Partition: p, HighWatermark: b.offsets[p], End: b.offsets[p]}
+		if e, ok := b.end[p]; ok {
+			cp.End = e
+		}
+		for i, lb := range b.h.Log {
+			if lb.Partition != p || lb.Control {
+				continue
+			}
+			committed := !lb.Transactional
+			for _, m := range b.h.Log[i+1:] {
+				if m.Partition == p && m.Control && m.ProducerID == lb.ProducerID {
+					committed = m.ControlType == history.ControlCommit
+					break
+				}
+			}
+			for _, r := range lb.Records {
+				k := [2]int64{int64(p), r.Offset}
+				if r.Offset < cp.End && (committed || b.show[k]) && !b.hide[k] {
+					cp.Add(r.Offset)
+				}
+			}
+		}
+		read.Partitions = append(read.Partitions, cp)
+	}
+	b.h.ReadCommitted = read
+	return &b.h
+}
+
+var both = []int32{0, 1}
+
+// The transactional adversaries: clients that lie about their
+// transactions, brokers that show what they did not commit, and
+// histories with the read_committed read missing. None may pass but the
+// faithful ones.
+var txnAdversaries = []adversary{
+	{name: "txn: faithful, commits and aborts", grade: Pass, reason: "4 transactions: 2 reported committed, 2 aborted", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, both, 2, history.ControlCommit, history.TxnCommit, "")
+		b.txn(1, both, 2, history.ControlAbort, history.TxnAbort, "") // aborted on purpose
+		// A commit that fails, then the abort that ends it.
+		b.txn(2, both, 1, history.ControlAbort, history.TxnCommit, "CONCURRENT_TRANSACTIONS")
+		b.step(history.TxnAbort, 2, "")
+		b.txn(3, []int32{1}, 3, history.ControlCommit, history.TxnCommit, "")
+		return b.finish()
+	}},
+	{name: "txn: a record written outside its transaction", grade: Failed, first: TxnAtomic, reason: "outside any transaction", make: func() *history.History {
+		b := newTxnBuilder()
+		b.step(history.TxnBegin, 0, "")
+		b.batch(0, 1, 0, 99, false) // another, idempotent producer's batch
+		b.batch(0, 2, 0, b.pid, true)
+		b.batch(1, 2, 0, b.pid, true)
+		b.marker(0, history.ControlCommit)
+		b.marker(1, history.ControlCommit)
+		b.step(history.TxnCommit, 0, "")
+		return b.finish()
+	}},
+	{name: "txn: a late record lands in the next transaction (KAFKA-17754)", grade: Failed, first: TxnAtomic, reason: "torn in the log", make: func() *history.History {
+		b := newTxnBuilder()
+		b.step(history.TxnBegin, 0, "")
+		b.batch(0, 2, 0, b.pid, true)
+		// Record 2 of transaction 0: its produce request is held past
+		// the end of the transaction; the client fails it and aborts.
+		b.h.Client = append(b.h.Client, history.ClientEvent{Name: history.SendError, Time: b.now, Partition: 0, Offset: -1, Counter: 2, ProducerID: -1, Epoch: -1, Error: "REQUEST_TIMED_OUT", Txn: history.TxnNumber(0)})
+		b.marker(0, history.ControlAbort)
+		b.step(history.TxnAbort, 0, "")
+		// The late request is appended now, inside transaction 1.
+		b.counters[0] = 2
+		b.h.Log = append(b.h.Log, history.LogBatch{Partition: 0, BaseOffset: b.offsets[0], ProducerID: b.pid, Epoch: b.epoch, BaseSequence: 2, Count: 1,
+			Transactional: true, Records: []history.LogRecord{{Offset: b.offsets[0], Counter: 2}}})
+		b.offsets[0]++
+		b.counters[0] = 3
+		b.txn(1, []int32{0}, 2, history.ControlCommit, history.TxnCommit, "")
+		h := b.finish()
+		if v := Check(h, Options{}); v.First(CommitAcknowledged) == nil {
+			panic("the aborted transaction's visible record went unnoticed by commit-acknowledged-means-committed: " + v.Paragraph)
+		}
+		return h
+	}},
+	{name: "txn: a torn transaction, part visible", grade: Failed, first: TxnAtomic, reason: "torn read_committed", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, both, 2, history.ControlCommit, history.TxnCommit, "")
+		b.hide[[2]int64{1, 0}], b.hide[[2]int64{1, 1}] = true, true
+		return b.finish()
+	}},
+	{name: "txn: torn in the log, no read_committed read", grade: Failed, first: TxnAtomic, reason: "no read_committed read", make: func() *history.History {
+		b := newTxnBuilder()
+		b.step(history.TxnBegin, 0, "")
+		b.batch(0, 2, 0, b.pid, true)
+		b.batch(1, 2, 0, b.pid, true)
+		b.marker(0, history.ControlCommit)
+		b.marker(1, history.ControlAbort)
+		b.step(history.TxnCommit, 0, "")
+		h := b.finish()
+		h.ReadCommitted = nil
+		return h
+	}},
+	{name: "txn: aborted records visible", grade: Failed, first: NoAbortedRead, reason: "abort marker", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, both, 1, history.ControlCommit, history.TxnCommit, "")
+		// The commit fails (its outcome unknown to the client); the log
+		// aborts it, yet the reader sees it.
+		b.txn(1, []int32{0}, 2, history.ControlAbort, history.TxnCommit, "REQUEST_TIMED_OUT")
+		b.show[[2]int64{0, 2}], b.show[[2]int64{0, 3}] = true, true
+		return b.finish()
+	}},
+	{name: "txn: records visible without a marker", grade: Failed, first: NoAbortedRead, reason: "no marker ends", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, []int32{0}, 2, "", history.TxnCommit, "REQUEST_TIMED_OUT")
+		b.show[[2]int64{0, 0}], b.show[[2]int64{0, 1}] = true, true
+		h := b.finish()
+		if v := Check(h, Options{}); v.First(NoHangingTransaction) == nil {
+			panic("a transaction without a marker the last stable offset passed went unnoticed: " + v.Paragraph)
+		}
+		return h
+	}},
+	{name: "txn: records visible of a transaction never committed", grade: Failed, first: NoAbortedRead, reason: "never committed", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, []int32{0}, 2, history.ControlCommit, "", "") // no commit asked for, yet one in the log
+		return b.finish()
+	}},
+	{name: "txn: the client claims commit of an aborted transaction", grade: Failed, first: CommitAcknowledged, reason: "reported its commit succeeded", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, both, 2, history.ControlCommit, history.TxnCommit, "")
+		b.txn(1, both, 2, history.ControlAbort, history.TxnCommit, "")
+		return b.finish()
+	}},
+	{name: "txn: the client claims abort, its records visible", grade: Failed, first: CommitAcknowledged, reason: "reported it aborted", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, both, 2, history.ControlCommit, history.TxnAbort, "")
+		return b.finish()
+	}},
+	{name: "txn: a failed commit's outcome is unknown", grade: Pass, make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, both, 2, history.ControlCommit, history.TxnCommit, "REQUEST_TIMED_OUT") // committed after all
+		b.txn(1, both, 2, history.ControlAbort, history.TxnCommit, "REQUEST_TIMED_OUT")  // or not
+		return b.finish()
+	}},
+	{name: "txn: a transaction left hanging", grade: Failed, first: NoHangingTransaction, reason: "never ended", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, both, 2, history.ControlCommit, history.TxnCommit, "")
+		open := b.offsets[1]
+		b.txn(1, []int32{1}, 2, "", "", "") // begun, written, never ended
+		b.end[1] = open
+		return b.finish()
+	}},
+	{name: "txn: a record written twice", grade: Failed, first: Duplicate, make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, []int32{0}, 2, "", "", "")
+		// The batch is written again (a retry the broker did not know
+		// for one), then the transaction commits.
+		again := b.h.Log[0]
+		again.BaseOffset, again.Records = b.offsets[0], []history.LogRecord{{Offset: b.offsets[0], Counter: 0}, {Offset: b.offsets[0] + 1, Counter: 1}}
+		b.h.Log = append(b.h.Log, again)
+		b.offsets[0] += 2
+		b.marker(0, history.ControlCommit)
+		b.step(history.TxnCommit, 0, "")
+		return b.finish()
+	}},
+	{name: "txn: no read_committed read", grade: Inconclusive, reason: "no read_committed read", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, both, 2, history.ControlCommit, history.TxnCommit, "")
+		h := b.finish()
+		h.ReadCommitted = nil
+		return h
+	}},
+	{name: "txn: asked for transactions, ran none", grade: Inconclusive, reason: "carry none", make: func() *history.History {
+		b := clean(1, 2)
+		b.h.Asked = &history.Asked{Partitions: 1, TransactionalID: "kc-r1", TransactionSize: 10}
+		b.shutdown()
+		return &b.h
+	}},
+}
+
+func init() { adversaries = append(adversaries, txnAdversaries...) }
+
+// The transaction checks leave an idempotent history alone, however its
+// log looks: no transaction, nothing judged, no read_committed read asked.
+func TestTransactionChecksOnlyJudgeTransactions(t *testing.T) {
+	b := clean(2, 2)
+	b.shutdown()
+	b.h.Log[0].Transactional = true // another producer's transaction, say
+	v := b.check()
+	if v.Grade != Pass || v.Stats.Transactions != 0 {
+		t.Fatalf("idempotent history: %s", v.Paragraph)
+	}
+	for _, x := range v.Violations {
+		if strings.HasPrefix(string(x.Check), "txn") || x.Check == NoAbortedRead || x.Check == CommitAcknowledged || x.Check == NoHangingTransaction {
+			t.Fatalf("transaction finding on an idempotent history: %+v", x)
+		}
+	}
+}
+
+// A failed record of an aborted transaction is in the raw log but never
+// visible: not failed-but-written; one a reader sees is.
+func TestFailedRecordOfAbortedTransaction(t *testing.T) {
+	make := func(visible bool) *history.History {
+		b := newTxnBuilder()
+		b.txn(0, []int32{0}, 1, history.ControlCommit, history.TxnCommit, "")
+		b.step(history.TxnBegin, 1, "")
+		b.batch(0, 2, 1, b.pid, true)
+		b.h.Client[len(b.h.Client)-1].Name, b.h.Client[len(b.h.Client)-1].Offset = history.SendError, -1
+		b.marker(0, history.ControlAbort)
+		b.step(history.TxnAbort, 1, "")
+		if visible {
+			b.show[[2]int64{0, 3}] = true
+		}
+		return b.finish()
+	}
+	if v := Check(make(false), Options{}); v.Grade != Pass {
+		t.Fatalf("a failed record of an aborted transaction: %s", v.Paragraph)
+	}
+	if v := Check(make(true), Options{}); v.First(FailedButWritten) == nil || v.OK(false) {
+		t.Fatalf("a failed record a reader sees: %s", v.Paragraph)
+	}
+}
