@@ -83,7 +83,7 @@ func runTransactions(ctx context.Context, cfg Config, cl *kgo.Client, ev *events
 					break records
 				}
 			}
-			client := cl
+			client, written := cl, make(chan struct{})
 			if cfg.BrokenTransactions.outside(k) {
 				client = outside
 			}
@@ -95,8 +95,15 @@ func runTransactions(ctx context.Context, cfg Config, cl *kgo.Client, ev *events
 				if cfg.OnePerPartition {
 					<-inFlight[p]
 				}
+				close(written)
 				pending.Done()
 			})
+			if client == outside {
+				// The record goes around the transaction but in order:
+				// its partition's next record waits for it, so that
+				// what convicts it is the transaction, not the order.
+				<-written
+			}
 			counters[p]++
 			i++
 		}

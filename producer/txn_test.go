@@ -9,10 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/internal/kfaketest"
+	"github.com/kconform/kconform/verify"
 )
 
 // runTxn runs cfg against c to its end and returns its events, read.
@@ -160,4 +163,140 @@ func TestTransactionalProducerFenced(t *testing.T) {
 	if !fatal || !failedStep {
 		t.Fatalf("fenced producer: fatal %v, failed step %v: %s", fatal, failedStep, out.Bytes())
 	}
+	// Its end is a fatal producer (liveness, a scenario's to expect or
+	// not); its transactions kept their promise, the one fenced included.
+	_, v := kfaketest.Judge(t, c, "z", out.Bytes(), nil, nil)
+	if v.ProducerFatal == "" || v.First(verify.Liveness) == nil {
+		t.Fatalf("the fenced producer's end: %s", v.Paragraph)
+	}
+	noTxnFinding(t, v)
+}
+
+// transactionChecks are the checks only transactions can break.
+var transactionChecks = []verify.CheckID{verify.TxnAtomic, verify.NoAbortedRead, verify.CommitAcknowledged, verify.NoHangingTransaction}
+
+func noTxnFinding(t *testing.T, v *verify.Verdict) {
+	t.Helper()
+	for _, id := range transactionChecks {
+		if x := v.First(id); x != nil {
+			t.Fatalf("%s: %s (%s)", id, x.Summary, v.Paragraph)
+		}
+	}
+}
+
+// The transactional producer against kfake, read back raw and
+// read_committed, passes every check: one record per partition in flight
+// (the reference) and pipelined (franz-go's defaults).
+func TestTransactionalProducerPasses(t *testing.T) {
+	for _, one := range []bool{true, false} {
+		t.Run(fmt.Sprintf("one per partition %v", one), func(t *testing.T) {
+			c := kfaketest.Cluster(t, 3)
+			events, _ := runTxn(t, c, Config{Partitions: 3, Count: 600, RunID: "txp", TransactionalID: "kc-txp", TransactionSize: 20, AbortEvery: 4, OnePerPartition: one})
+			h, v := kfaketest.Judge(t, c, "txp", events, nil, nil)
+			if v.Grade != verify.Pass || v.Stats.Transactions != 30 || v.Stats.TxnAborted != 7 || v.Stats.TxnCommitted != 23 {
+				t.Fatalf("%s (stats %+v)", v.Paragraph, v.Stats)
+			}
+			visible := 0
+			for _, p := range h.ReadCommitted.Partitions {
+				if !p.CaughtUp() {
+					t.Errorf("partition %d: read_committed stopped at %d of %d", p.Partition, p.End, p.HighWatermark)
+				}
+				for _, s := range p.Visible {
+					visible += int(s.To - s.From)
+				}
+			}
+			if visible != 23*20 || v.Stats.LogRecords != 600 {
+				t.Fatalf("%d records visible of %d in the log, want 460 of 600", visible, v.Stats.LogRecords)
+			}
+		})
+	}
+}
+
+// Injected NOT_LEADER answers and a dropped connection under way: kgo
+// retries within the transaction, and the promise holds.
+func TestTransactionalProducerThroughInjectedErrors(t *testing.T) {
+	c := kfaketest.Cluster(t, 3)
+	var n int
+	var mu sync.Mutex
+	c.ControlKey(int16(kmsg.Produce), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		mu.Lock()
+		n++
+		i := n
+		mu.Unlock()
+		switch {
+		case i == 7:
+			return nil, fmt.Errorf("dropped by test"), true
+		case i%9 == 0 && i < 60:
+			req := kreq.(*kmsg.ProduceRequest)
+			resp := req.ResponseKind().(*kmsg.ProduceResponse)
+			for _, rt := range req.Topics {
+				st := kmsg.NewProduceResponseTopic()
+				st.Topic, st.TopicID = rt.Topic, rt.TopicID
+				for _, rp := range rt.Partitions {
+					sp := kmsg.NewProduceResponseTopicPartition()
+					sp.Partition, sp.ErrorCode = rp.Partition, kerr.NotLeaderForPartition.Code
+					st.Partitions = append(st.Partitions, sp)
+				}
+				resp.Topics = append(resp.Topics, st)
+			}
+			return resp, nil, true
+		}
+		return nil, nil, false
+	})
+	// kgo waits metadata.min.age.ms (5 s) before the metadata refresh a
+	// NOT_LEADER asks for; the scenarios compress it the same way.
+	events, _ := runTxn(t, c, Config{Partitions: 3, Count: 300, RunID: "txe", TransactionalID: "kc-txe", TransactionSize: 10, AbortEvery: 3,
+		Extra: map[string]string{"metadata.min.age.ms": "100", "retry.backoff.ms": "50"}})
+	_, v := kfaketest.Judge(t, c, "txe", events, nil, nil)
+	if v.Grade != verify.Pass || v.Stats.Transactions != 30 || v.Stats.Acked != 300 {
+		t.Fatalf("through injected errors: %s (stats %+v)", v.Paragraph, v.Stats)
+	}
+	noTxnFinding(t, v)
+}
+
+// Each deliberately broken transactional producer is convicted by its
+// check, end to end.
+func TestBrokenTransactionalProducersAreConvicted(t *testing.T) {
+	for _, tc := range []struct {
+		broken TxnBreak
+		check  verify.CheckID
+	}{
+		{TxnClaimsCommit, verify.CommitAcknowledged},
+		{TxnWritesOutside, verify.TxnAtomic},
+	} {
+		t.Run(string(tc.broken), func(t *testing.T) {
+			c := kfaketest.Cluster(t, 3)
+			events, _ := runTxn(t, c, Config{Partitions: 3, Count: 120, RunID: "bad", TransactionalID: "kc-bad", TransactionSize: 6, AbortEvery: 5, BrokenTransactions: tc.broken})
+			_, v := kfaketest.Judge(t, c, "bad", events, nil, nil)
+			if v.Grade != verify.Failed || v.Violations[0].Check != tc.check {
+				t.Fatalf("want FAILED %s first, got %s: %s", tc.check, v.Grade, v.Paragraph)
+			}
+			t.Log(v.OneLine())
+		})
+	}
+}
+
+// A transaction another producer leaves open holds the last stable
+// offset back: the read-back waits for it, stops there, and the run
+// fails no-hanging-transaction, whoever's transaction it is.
+func TestHangingTransactionIsFound(t *testing.T) {
+	c := kfaketest.Cluster(t, 2)
+	events, _ := runTxn(t, c, Config{Partitions: 2, Count: 40, RunID: "hang", TransactionalID: "kc-hang", TransactionSize: 10})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	other := kfaketest.Client(t, c, kgo.TransactionalID("kc-other"), kgo.TransactionTimeout(time.Minute), kgo.DefaultProduceTopic(kfaketest.Topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err := other.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.ProduceSync(ctx, &kgo.Record{Partition: 1, Value: []byte("left open")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	h := kfaketest.History(t, c, "hang", events, 300*time.Millisecond)
+	v := verify.Check(h, verify.Options{})
+	x := v.First(verify.NoHangingTransaction)
+	if v.Grade != verify.Failed || x == nil || x.Partition != 1 {
+		t.Fatalf("a transaction left open: %s", v.Paragraph)
+	}
+	t.Log(v.OneLine())
 }

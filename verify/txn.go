@@ -451,7 +451,7 @@ func (c *checker) checkHanging(read *history.CommittedRead, markers markerIndex)
 		}
 		x := newViolation(NoHangingTransaction, Failed, "log")
 		x.Partition, x.Offset = p.Partition, p.End
-		x.Summary = fmt.Sprintf("partition %d: %.0f s after the run, read_committed stops at the last stable offset %d, below the high watermark %d: a transaction there never ended",
+		x.Summary = fmt.Sprintf("partition %d: after waiting %.1f s for open transactions, read_committed stops at the last stable offset %d, below the high watermark %d: a transaction there never ended",
 			p.Partition, float64(read.WaitedMS)/1000, p.End, p.HighWatermark)
 		if b := c.batchAt(p.Partition, p.End); b != nil {
 			x.ProducerID, x.Epoch = b.ProducerID, b.Epoch
