@@ -300,3 +300,25 @@ func TestHangingTransactionIsFound(t *testing.T) {
 	}
 	t.Log(v.OneLine())
 }
+
+// Stopped mid-run (a scenario's end, SIGTERM for a driver): the
+// transaction under way is flushed and ended as due, nothing is left
+// open, and the run passes.
+func TestTransactionalProducerStopped(t *testing.T) {
+	c := kfaketest.Cluster(t, 2)
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	if _, err := Run(ctx, Config{Brokers: c.ListenAddrs(), Topic: kfaketest.Topic, Partitions: 2, Rate: 300, RunID: "stop", TransactionalID: "kc-stop", TransactionSize: 7, AbortEvery: 3}, &out); err != nil {
+		t.Fatal(err)
+	}
+	h, v := kfaketest.Judge(t, c, "stop", out.Bytes(), nil, nil)
+	if v.Grade != verify.Pass || v.Stats.Transactions < 3 || v.Stats.TxnCommitted+v.Stats.TxnAborted != v.Stats.Transactions {
+		t.Fatalf("stopped run: %s (stats %+v)", v.Paragraph, v.Stats)
+	}
+	for _, p := range h.ReadCommitted.Partitions {
+		if !p.CaughtUp() || p.End != p.HighWatermark || h.ReadCommitted.WaitedMS > 1000 {
+			t.Fatalf("a transaction left open at the stop: %+v (waited %d ms)", p, h.ReadCommitted.WaitedMS)
+		}
+	}
+}
