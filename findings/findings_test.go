@@ -180,6 +180,17 @@ func TestUpdateRefusesUnexplainedErrors(t *testing.T) {
 	if _, err := Update(why, []Record{r}, func(string) bool { return true }); err == nil || !strings.Contains(err.Error(), "own producer") {
 		t.Fatalf("an ERROR of kconform's own producer: %v", err)
 	}
+	// An own producer's INCONCLUSIVE (a scenario whose condition its code
+	// keeps from arising) needs a why like any other.
+	in := Record{Client: "c", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", RunList: []Run{{RunID: "1", Grade: verify.Inconclusive}}}
+	in.tally()
+	own := func(string) bool { return true }
+	if _, err := Update(nil, []Record{in}, own); err == nil || !strings.Contains(err.Error(), "no why") {
+		t.Fatalf("an own producer's INCONCLUSIVE without a why: %v", err)
+	}
+	if _, err := Update(why, []Record{in}, own); err != nil {
+		t.Fatalf("an own producer's INCONCLUSIVE with a why: %v", err)
+	}
 }
 
 // A bug report names the versions, the settings with their kinds, the
