@@ -26,6 +26,10 @@ type Client struct {
 	Version string
 	// About says what it is in one line (kconform list, docs/clients.md).
 	About string
+	// Runtime is what the host needs to run it, when not its family's: a
+	// client in another language that speaks the family's settings
+	// (confluent-kafka-python is librdkafka under Python).
+	Runtime string
 	// InstalledFrom is the package registry its client is installed from
 	// on first use (Maven Central, npm, PyPI); "" for one built from
 	// kconform's tree or run in process.
@@ -46,7 +50,8 @@ type Family struct {
 	// Name keys a scenario's settings for the family
 	// (scenario.Scenario.ClientSettings, Compressed).
 	Name string
-	// Runtime is what the host needs to run its drivers, in words.
+	// Runtime is what the host needs to run its drivers, in words, unless
+	// a client says otherwise (Client.Runtime).
 	Runtime string
 	// Settings spells the knobs of the bundled producer's Config that
 	// every client has (request and delivery timeouts, linger, in-flight
