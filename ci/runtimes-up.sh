@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # runtimes-up.sh makes sure the runtimes of kconform's client drivers are
 # there: a JRE and Maven (the java drivers, and the Kafka images' jars),
-# Node.js with npm (kafkajs) and Python 3 with venv (aiokafka,
-# kafka-python). As root on Debian it installs what is missing once;
+# Node.js with npm (kafkajs, platformatic: on a Node.js older than 22.22 the
+# platformatic driver installs its own Node.js 22 from npm) and Python 3 with
+# venv (aiokafka, kafka-python, confluent-kafka-python). As root on Debian it
+# installs what is missing once;
 # otherwise it stops with one line that says what to install.
 set -euo pipefail
 missing=()

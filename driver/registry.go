@@ -12,7 +12,7 @@ import (
 // Client is one driver kconform ships: a client library at a pinned
 // version, how kconform prepares it, and the family whose settings it
 // speaks. Each family's file (franzgo.go, librdkafka.go, java.go,
-// kafkajs.go, python.go) defines its clients.
+// kafkajs.go, platformatic.go, python.go) defines its clients.
 type Client struct {
 	// Name is how users pick it (--driver, KCONFORM_CLIENT) and how runs
 	// record it.
@@ -26,6 +26,10 @@ type Client struct {
 	Version string
 	// About says what it is in one line (kconform list, docs/clients.md).
 	About string
+	// Runtime is what the host needs to run it, when not its family's: a
+	// client in another language that speaks the family's settings
+	// (confluent-kafka-python is librdkafka under Python).
+	Runtime string
 	// InstalledFrom is the package registry its client is installed from
 	// on first use (Maven Central, npm, PyPI); "" for one built from
 	// kconform's tree or run in process.
@@ -46,7 +50,8 @@ type Family struct {
 	// Name keys a scenario's settings for the family
 	// (scenario.Scenario.ClientSettings, Compressed).
 	Name string
-	// Runtime is what the host needs to run its drivers, in words.
+	// Runtime is what the host needs to run its drivers, in words, unless
+	// a client says otherwise (Client.Runtime).
 	Runtime string
 	// Settings spells the knobs of the bundled producer's Config that
 	// every client has (request and delivery timeouts, linger, in-flight
@@ -82,7 +87,7 @@ type Timer struct {
 // registry is every built-in driver, in the order kconform lists them:
 // the reference producer first, then by library. A family adds its slice
 // here once; a new version of a library only touches its family's file.
-var registry = slices.Concat(franzGoClients, librdkafkaClients, javaClients, kafkaJSClients, pythonClients)
+var registry = slices.Concat(franzGoClients, librdkafkaClients, javaClients, kafkaJSClients, platformaticClients, pythonClients)
 
 // Clients returns the built-in drivers in registry order.
 func Clients() []Client { return slices.Clone(registry) }
