@@ -12,7 +12,7 @@ import (
 // Client is one driver kconform ships: a client library at a pinned
 // version, how kconform prepares it, and the family whose settings it
 // speaks. Each family's file (franzgo.go, librdkafka.go, java.go,
-// kafkajs.go, python.go) defines its clients.
+// kafkajs.go, confluentjs.go, python.go) defines its clients.
 type Client struct {
 	// Name is how users pick it (--driver, KCONFORM_CLIENT) and how runs
 	// record it.
@@ -26,6 +26,9 @@ type Client struct {
 	Version string
 	// About says what it is in one line (kconform list, docs/clients.md).
 	About string
+	// Runtime is what the host needs to run it when that is not its
+	// family's Runtime: a librdkafka client on Node.js needs no cgo.
+	Runtime string
 	// InstalledFrom is the package registry its client is installed from
 	// on first use (Maven Central, npm, PyPI); "" for one built from
 	// kconform's tree or run in process.
@@ -82,7 +85,7 @@ type Timer struct {
 // registry is every built-in driver, in the order kconform lists them:
 // the reference producer first, then by library. A family adds its slice
 // here once; a new version of a library only touches its family's file.
-var registry = slices.Concat(franzGoClients, librdkafkaClients, javaClients, kafkaJSClients, pythonClients)
+var registry = slices.Concat(franzGoClients, librdkafkaClients, javaClients, kafkaJSClients, confluentJSClients, pythonClients)
 
 // Clients returns the built-in drivers in registry order.
 func Clients() []Client { return slices.Clone(registry) }
