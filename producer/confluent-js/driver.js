@@ -155,9 +155,13 @@ async function main() {
   }
   // Records under way still get their outcome, within kconform's stop
   // grace; the poll interval delivers their reports.
+  // flush throws once the client has disconnected itself: nothing more
+  // will come then.
+  const flushed = () => new Promise(res => {
+    try { producer.flush(500, () => res(true)) } catch { res(false) }
+  })
   const deadline = Date.now() + 20000
-  while (outstanding.size > 0 && Date.now() < deadline) {
-    await new Promise(res => producer.flush(500, () => res()))
+  while (outstanding.size > 0 && Date.now() < deadline && await flushed()) {
     await sleep(10)
   }
   // Records the client still holds: no outcome, and they say so.
@@ -165,7 +169,9 @@ async function main() {
     emit({ name: 'producer_send_pending', topic: a.topic, partition: r.partition, counter: r.counter, run_id: a.runId, value: r.value })
   }
   outstanding.clear()
-  await Promise.race([new Promise(res => producer.disconnect(1000, () => res())), sleep(5000)])
+  await Promise.race([new Promise(res => {
+    try { producer.disconnect(1000, () => res()) } catch { res() }
+  }), sleep(5000)])
   emit({ name: 'tool_data', sent, acked })
   emit({ name: 'shutdown_complete' })
 }
