@@ -48,7 +48,9 @@ func TestClientDriversAgainstKfake(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			// A first install may build from source: confluent-js compiles
+			// librdkafka and its addon, minutes on two busy cores.
+			ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 			defer cancel()
 			if err := d.Prepare(ctx, os.Stderr); err != nil {
 				if strings.Contains(err.Error(), "is not installed") && os.Getenv("KCONFORM_REQUIRE_CLIENTS") == "" {
@@ -84,6 +86,11 @@ func TestClientDriversAgainstKfake(t *testing.T) {
 				t.Fatalf("events: %v %v", err, read.Unreadable)
 			}
 			checkEvents(t, read.Events, d.Family == Java)
+			// The librdkafka confluent-js records is the one its package
+			// built, as its driver says on stderr.
+			if name == ConfluentJS && !strings.Contains(logs.String(), "librdkafka "+ConfluentJSLibrdkafka+",") {
+				t.Errorf("confluent-js records librdkafka %s; its driver says otherwise", ConfluentJSLibrdkafka)
+			}
 			if t.Failed() {
 				t.Logf("logs:\n%s", tail(logs.String()))
 			}

@@ -34,7 +34,7 @@ var platformaticClients = []Client{{
 	InstalledFrom: "npm",
 	// Its engines field asks Node.js 22.22 (it calls
 	// Promise.withResolvers, which Node.js 20 lacks).
-	Prepare: nodeDriver{dir: "producer/platformatic", name: Platformatic, needs: "Node.js 22.22 or newer", minNode: "22.22.0"}.prepare,
+	Prepare: nodeDriver{folder: "platformatic", needs: "Node.js 22.22 or newer", minNode: "22.22.0"}.prepare,
 }}
 
 // platformaticSettings spells the scenario's knobs as @platformatic/kafka's

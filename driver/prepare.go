@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -91,104 +90,6 @@ func installed(ctx context.Context, src, name string, lockFiles []string, progre
 	}
 	fmt.Fprintf(progress, "kconform: installed %s in %s\n", name, time.Since(start).Round(100*time.Millisecond))
 	return dir, nil
-}
-
-// nodeDriver is a Node.js driver under kconform's tree, installed from the
-// npm registry on first use.
-type nodeDriver struct {
-	// dir holds its package.json, package-lock.json and driver.js.
-	dir string
-	// name is its folder in the cache.
-	name string
-	// needs says which Node.js it runs on, for the one line a missing
-	// runtime gives.
-	needs string
-	// minNode is the oldest Node.js its client runs on ("22.22.0"), or ""
-	// for any: on an older host node the driver runs on the Node.js that
-	// dir/node pins, itself installed from npm (the official builds,
-	// published there as a package per platform).
-	minNode string
-}
-
-// prepare installs the driver's packages, as pinned by its lock files,
-// into the cache, and returns its driver.js run by node with those
-// packages on NODE_PATH (the tree holds no node_modules).
-func (n nodeDriver) prepare(ctx context.Context, root string, progress io.Writer) ([]string, error) {
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return nil, fmt.Errorf("%s is not installed: install %s with npm (apt-get install nodejs npm)", tool, n.needs)
-		}
-	}
-	src := filepath.Join(root, n.dir)
-	packages, err := npmCI(ctx, src, n.name, progress)
-	if err != nil {
-		return nil, fmt.Errorf("install %s: %w", n.name, err)
-	}
-	node := "node"
-	if n.minNode != "" {
-		have, err := nodeVersion(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if versionLess(have, n.minNode) {
-			runtime, err := npmCI(ctx, filepath.Join(src, "node"), n.name+"-node", progress)
-			if err != nil {
-				return nil, fmt.Errorf("install the Node.js for %s: %w", n.name, err)
-			}
-			node = filepath.Join(runtime, "node_modules/.bin/node")
-			if _, err := os.Stat(node); err != nil {
-				return nil, fmt.Errorf("node %s is older than the %s that %s needs, and %s/node pins no Node.js for this platform: install %s", have, n.minNode, n.name, n.dir, n.needs)
-			}
-		}
-	}
-	return []string{"env", "NODE_PATH=" + filepath.Join(packages, "node_modules"), node, filepath.Join(src, "driver.js")}, nil
-}
-
-// npmCI installs the packages that src's package.json and
-// package-lock.json pin into a cache folder named for them, and returns
-// it.
-func npmCI(ctx context.Context, src, name string, progress io.Writer) (string, error) {
-	lock := []string{"package.json", "package-lock.json"}
-	return installed(ctx, src, name, lock, progress, func(ctx context.Context, dir string) error {
-		for _, f := range lock {
-			b, err := os.ReadFile(filepath.Join(src, f))
-			if err != nil {
-				return err
-			}
-			if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-				return err
-			}
-		}
-		return runQuiet(ctx, dir, "npm", "ci", "--omit=dev", "--no-audit", "--no-fund")
-	})
-}
-
-// nodeVersion is the host node's version, without its "v".
-func nodeVersion(ctx context.Context) (string, error) {
-	b, err := exec.CommandContext(ctx, "node", "--version").Output()
-	if err != nil {
-		return "", fmt.Errorf("node --version: %w", err)
-	}
-	return strings.TrimPrefix(strings.TrimSpace(string(b)), "v"), nil
-}
-
-// versionLess compares dotted numeric versions ("20.20.2" < "22.22.0");
-// a part that is not a number counts as 0.
-func versionLess(a, b string) bool {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < max(len(pa), len(pb)); i++ {
-		var x, y int
-		if i < len(pa) {
-			x, _ = strconv.Atoi(pa[i])
-		}
-		if i < len(pb) {
-			y, _ = strconv.Atoi(pb[i])
-		}
-		if x != y {
-			return x < y
-		}
-	}
-	return false
 }
 
 // runQuiet runs a command and returns its last output line on failure.

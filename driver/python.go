@@ -73,6 +73,11 @@ var pythonClients = []Client{
 		InstalledFrom: "PyPI",
 		Prepare:       pythonVenv("kafka_python_driver.py"),
 	},
+}
+
+// confluentKafkaPythonClients is listed with the other librdkafka
+// bindings (registry), though installed into the Python clients' venv.
+var confluentKafkaPythonClients = []Client{
 	{
 		// librdkafka's family: the scenarios' librdkafka settings and
 		// compressed timers apply to it as they are.

@@ -35,7 +35,8 @@ func TestRegistry(t *testing.T) {
 		}
 	}
 	// The order users see in --driver, kconform list and docs/clients.md.
-	want := []string{"reference", "franz-go", "librdkafka-1.8.2", "librdkafka", "java-2.8", "java-3.9", "java-4.x", "kafkajs", "platformatic", "aiokafka", "kafka-python", "confluent-kafka-python"}
+	want := []string{"reference", "franz-go", "librdkafka-1.8.2", "librdkafka", "confluent-js", "confluent-kafka-python",
+		"java-2.8", "java-3.9", "java-4.x", "kafkajs", "platformatic", "aiokafka", "kafka-python"}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}
