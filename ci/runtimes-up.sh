@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # runtimes-up.sh makes sure the runtimes of kconform's client drivers are
 # there: a JRE and Maven (the java drivers, and the Kafka images' jars),
-# Node.js with npm (kafkajs) and Python 3 with venv (aiokafka,
-# kafka-python). As root on Debian it installs what is missing once;
+# Node.js with npm (kafkajs), Python 3 with venv (aiokafka,
+# kafka-python), and cargo 1.85+ with g++ and make (rust-rdkafka builds
+# librdkafka). As root on Debian it installs what is missing once;
 # otherwise it stops with one line that says what to install.
 set -euo pipefail
 missing=()
@@ -14,6 +15,13 @@ command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
   missing+=(python3-venv)
 fi
+# Debian 12's cargo package is Rust 1.63, too old for the rdkafka crate:
+# its cargo-web (1.85 in bookworm, newer from bookworm-security) takes its
+# place, replacing an old cargo.
+cargo_minor=$(cargo --version 2>/dev/null | sed -n 's/^cargo 1\.\([0-9]*\).*/\1/p' || true)
+[ "${cargo_minor:-0}" -ge 85 ] || missing+=(cargo-web)
+command -v make >/dev/null 2>&1 || missing+=(make)
+command -v c++ >/dev/null 2>&1 || missing+=(g++)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || [ ! -f /etc/debian_version ]; then
   echo "kconform: the client drivers need ${missing[*]}: install them (Debian: apt-get install ${missing[*]})" >&2

@@ -48,7 +48,9 @@ func TestClientDriversAgainstKfake(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			// Room for a first build: cargo compiling librdkafka took 16
+			// minutes on a loaded 2-core machine.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 			defer cancel()
 			if err := d.Prepare(ctx, os.Stderr); err != nil {
 				if strings.Contains(err.Error(), "is not installed") && os.Getenv("KCONFORM_REQUIRE_CLIENTS") == "" {

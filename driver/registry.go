@@ -24,6 +24,10 @@ type Client struct {
 	// Version is the client library and version it runs, as runs record
 	// it ("librdkafka 2.11.1").
 	Version string
+	// Runtime is what the host needs to run it, in words, when that is
+	// not its family's: a binding of the family's library in another
+	// language (rust-rdkafka speaks librdkafka but is built with cargo).
+	Runtime string
 	// About says what it is in one line (kconform list, docs/clients.md).
 	About string
 	// InstalledFrom is the package registry its client is installed from
