@@ -65,9 +65,10 @@ lint:
 
 ## unit: tests that need no Docker (the verifier, the producer and the tap against kfake, every
 ## client driver against kfake: installs the clients on first use)
+# -timeout: a first run installs every client, and two of them build librdkafka from source for
+# minutes each (cargo for rust-rdkafka, npm for confluent-js).
 unit: runtimes
-	@# -timeout: a first run installs every client, and confluent-js builds from source for minutes.
-	KCONFORM_REQUIRE_CLIENTS=1 go test -count=1 -timeout 30m ./history/... ./readback/... ./verify/... ./producer/... ./wiretap/... ./chaos/... ./fixtures/... ./driver/... ./scenario/... ./matrix/... ./bench/... ./report/... ./findings/... ./internal/... ./cmd/...
+	KCONFORM_REQUIRE_CLIENTS=1 go test -count=1 -timeout 45m ./history/... ./readback/... ./verify/... ./producer/... ./wiretap/... ./chaos/... ./fixtures/... ./driver/... ./scenario/... ./matrix/... ./bench/... ./report/... ./findings/... ./internal/... ./cmd/...
 
 ## fuzz: the verifier's fuzzer for FUZZTIME (default 1m): a legal client's histories must pass and one
 ## illegal step planted in one must be found; what it finds new joins the committed corpus
@@ -78,7 +79,8 @@ fuzz:
 	  if [ -d "$$corpus" ]; then mkdir -p verify/testdata/fuzz/FuzzVerifier && cp -n "$$corpus"/* verify/testdata/fuzz/FuzzVerifier/; fi; \
 	  echo "kconform: corpus: $$(ls verify/testdata/fuzz/FuzzVerifier | wc -l) inputs in verify/testdata/fuzz/FuzzVerifier"
 
-## runtimes: a JRE, Maven, Node.js, Python 3 and a C++ toolchain for the client drivers (installs Debian's packages as root)
+## runtimes: a JRE, Maven, Node.js, Python 3, cargo and a C++ toolchain with make for the client drivers
+## (installs Debian's packages as root)
 runtimes:
 	@bash ci/runtimes-up.sh
 

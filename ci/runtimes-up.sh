@@ -3,13 +3,14 @@
 # there: a JRE and Maven (the java drivers, and the Kafka images' jars),
 # Node.js with npm (kafkajs, platformatic, confluent-js: on a Node.js older
 # than 22.22 the platformatic driver installs its own Node.js 22 from npm),
-# Python 3 with venv (aiokafka, kafka-python, confluent-kafka-python), and
-# what confluent-js's build from source needs: make, gcc, g++, Node.js's
-# headers (Debian's node keeps them in libnode-dev), and the libraries its
-# librdkafka links when present (OpenSSL, zlib, zstd), so that it has the
-# same features on every machine. As root on Debian it installs what is
-# missing once; otherwise it stops with one line that says what to install
-# (the headers and libraries are optional there).
+# Python 3 with venv (aiokafka, kafka-python, confluent-kafka-python), cargo
+# 1.85+ (rust-rdkafka), and what the builds of librdkafka from source
+# (rust-rdkafka, confluent-js) need: make, gcc, g++, Node.js's headers for
+# confluent-js's addon (Debian's node keeps them in libnode-dev), and the
+# libraries confluent-js's librdkafka links when present (OpenSSL, zlib,
+# zstd), so that it has the same features on every machine. As root on
+# Debian it installs what is missing once; otherwise it stops with one line
+# that says what to install (the headers and libraries are optional there).
 set -euo pipefail
 missing=()
 command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
@@ -20,6 +21,11 @@ command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
   missing+=(python3-venv)
 fi
+# Debian 12's cargo package is Rust 1.63, too old for the rdkafka crate:
+# its cargo-web (1.85 in bookworm, newer from bookworm-security) takes its
+# place, replacing an old cargo.
+cargo_minor=$(cargo --version 2>/dev/null | sed -n 's/^cargo 1\.\([0-9]*\).*/\1/p' || true)
+[ "${cargo_minor:-0}" -ge 85 ] || missing+=(cargo-web)
 command -v make >/dev/null 2>&1 || missing+=(make)
 command -v gcc >/dev/null 2>&1 || missing+=(gcc)
 command -v g++ >/dev/null 2>&1 || missing+=(g++)

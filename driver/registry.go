@@ -29,8 +29,9 @@ type Client struct {
 	About string
 	// Runtime is what the host needs to run it, in words, when that is
 	// not its family's: a binding of the family's library in another
-	// language, which speaks the family's settings (confluent-kafka-python
-	// is librdkafka under Python, confluent-js under Node.js).
+	// language, which speaks the family's settings (rust-rdkafka,
+	// confluent-js and confluent-kafka-python are librdkafka under Rust,
+	// Node.js and Python).
 	Runtime string
 	// InstalledFrom is the package registry its client is installed from
 	// on first use (Maven Central, npm, PyPI); "" for one built from
