@@ -57,14 +57,18 @@ lint:
 	cd producer/rdkafka && go vet ./...
 	cd producer/rdkafka-1.8.2 && go vet ./...
 	@node --check producer/kafkajs/driver.js
+	@node --check producer/platformatic/driver.js
+	@node --check producer/confluent-js/driver.js
 	@python3 -c "import ast, sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]" producer/python/*.py
 	@cd producer/rdkafka && sh copy-1.8.2.sh && git diff --exit-code ../rdkafka-1.8.2/main.go >/dev/null || { echo "kconform: producer/rdkafka-1.8.2/main.go is stale: run (cd producer/rdkafka && go generate)"; exit 1; }
 	bash ci/actionlint.sh
 
 ## unit: tests that need no Docker (the verifier, the producer and the tap against kfake, every
 ## client driver against kfake: installs the clients on first use)
+# -timeout: a first run installs every client, and two of them build librdkafka from source for
+# minutes each (cargo for rust-rdkafka, npm for confluent-js).
 unit: runtimes
-	KCONFORM_REQUIRE_CLIENTS=1 go test -count=1 ./history/... ./readback/... ./verify/... ./producer/... ./wiretap/... ./chaos/... ./fixtures/... ./driver/... ./scenario/... ./matrix/... ./bench/... ./report/... ./findings/... ./internal/... ./cmd/...
+	KCONFORM_REQUIRE_CLIENTS=1 go test -count=1 -timeout 45m ./history/... ./readback/... ./verify/... ./producer/... ./wiretap/... ./chaos/... ./fixtures/... ./driver/... ./scenario/... ./matrix/... ./bench/... ./report/... ./findings/... ./internal/... ./cmd/...
 
 ## fuzz: the verifier's fuzzer for FUZZTIME (default 1m): a legal client's histories must pass and one
 ## illegal step planted in one must be found; what it finds new joins the committed corpus
@@ -75,7 +79,8 @@ fuzz:
 	  if [ -d "$$corpus" ]; then mkdir -p verify/testdata/fuzz/FuzzVerifier && cp -n "$$corpus"/* verify/testdata/fuzz/FuzzVerifier/; fi; \
 	  echo "kconform: corpus: $$(ls verify/testdata/fuzz/FuzzVerifier | wc -l) inputs in verify/testdata/fuzz/FuzzVerifier"
 
-## runtimes: a JRE, Maven, Node.js and Python 3 for the client drivers (installs Debian's packages as root)
+## runtimes: a JRE, Maven, Node.js, Python 3, cargo and a C++ toolchain with make for the client drivers
+## (installs Debian's packages as root)
 runtimes:
 	@bash ci/runtimes-up.sh
 

@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # runtimes-up.sh makes sure the runtimes of kconform's client drivers are
 # there: a JRE and Maven (the java drivers, and the Kafka images' jars),
-# Node.js with npm (kafkajs) and Python 3 with venv (aiokafka,
-# kafka-python). As root on Debian it installs what is missing once;
-# otherwise it stops with one line that says what to install.
+# Node.js with npm (kafkajs, platformatic, confluent-js: on a Node.js older
+# than 22.22 the platformatic driver installs its own Node.js 22 from npm),
+# Python 3 with venv (aiokafka, kafka-python, confluent-kafka-python), cargo
+# 1.85+ (rust-rdkafka), and what the builds of librdkafka from source
+# (rust-rdkafka, confluent-js) need: make, gcc, g++, Node.js's headers for
+# confluent-js's addon (Debian's node keeps them in libnode-dev), and the
+# libraries confluent-js's librdkafka links when present (OpenSSL, zlib,
+# zstd), so that it has the same features on every machine. As root on
+# Debian it installs what is missing once; otherwise it stops with one line
+# that says what to install (the headers and libraries are optional there).
 set -euo pipefail
 missing=()
 command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
@@ -14,8 +21,30 @@ command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
   missing+=(python3-venv)
 fi
+# Debian 12's cargo package is Rust 1.63, too old for the rdkafka crate:
+# its cargo-web (1.85 in bookworm, newer from bookworm-security) takes its
+# place, replacing an old cargo.
+cargo_minor=$(cargo --version 2>/dev/null | sed -n 's/^cargo 1\.\([0-9]*\).*/\1/p' || true)
+[ "${cargo_minor:-0}" -ge 85 ] || missing+=(cargo-web)
+command -v make >/dev/null 2>&1 || missing+=(make)
+command -v gcc >/dev/null 2>&1 || missing+=(gcc)
+command -v g++ >/dev/null 2>&1 || missing+=(g++)
+root_debian=false
+[ "$(id -u)" = 0 ] && [ -f /etc/debian_version ] && root_debian=true
+if $root_debian; then
+  # node-gyp takes the headers from node's own prefix (the driver points
+  # it there; elsewhere node-gyp fetches them itself): Debian's
+  # /usr/bin/node has them only with libnode-dev.
+  node=$(readlink -f "$(command -v node 2>/dev/null || echo /usr/bin/node)")
+  if [ "$node" = /usr/bin/node ] && [ ! -f /usr/include/node/common.gypi ]; then
+    missing+=(libnode-dev)
+  fi
+  for pkg in libssl-dev zlib1g-dev libzstd-dev; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
-if [ "$(id -u)" != 0 ] || [ ! -f /etc/debian_version ]; then
+if ! $root_debian; then
   echo "kconform: the client drivers need ${missing[*]}: install them (Debian: apt-get install ${missing[*]})" >&2
   exit 1
 fi

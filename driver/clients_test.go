@@ -48,7 +48,10 @@ func TestClientDriversAgainstKfake(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			// Room for a first build from source: cargo compiling
+			// rust-rdkafka's librdkafka took 16 minutes on a loaded 2-core
+			// machine; confluent-js compiles librdkafka and its addon too.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 			defer cancel()
 			if err := d.Prepare(ctx, os.Stderr); err != nil {
 				if strings.Contains(err.Error(), "is not installed") && os.Getenv("KCONFORM_REQUIRE_CLIENTS") == "" {
@@ -84,6 +87,11 @@ func TestClientDriversAgainstKfake(t *testing.T) {
 				t.Fatalf("events: %v %v", err, read.Unreadable)
 			}
 			checkEvents(t, read.Events, d.Family == Java)
+			// The librdkafka confluent-js records is the one its package
+			// built, as its driver says on stderr.
+			if name == ConfluentJS && !strings.Contains(logs.String(), "librdkafka "+ConfluentJSLibrdkafka+",") {
+				t.Errorf("confluent-js records librdkafka %s; its driver says otherwise", ConfluentJSLibrdkafka)
+			}
 			if t.Failed() {
 				t.Logf("logs:\n%s", tail(logs.String()))
 			}

@@ -1,12 +1,6 @@
 package driver
 
 import (
-	"context"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 
 	"github.com/kconform/kconform/producer"
@@ -35,7 +29,7 @@ var kafkaJSClients = []Client{{
 	Version:       "kafkajs " + KafkaJSVersion,
 	About:         "KafkaJS (pure JavaScript) with idempotent: true and maxInFlightRequests: 1 (what its Transactions guide gives for exactly-once; its Producing guide asks no in-flight limit of the idempotent producer); at most one send() per partition under way, holding every record queued since the last, as KafkaJS rejects a send across brokers as a whole; driver.sendBatch=true sends every partition in one sendBatch() instead (producer/kafkajs)",
 	InstalledFrom: "npm",
-	Prepare:       nodeInstall,
+	Prepare:       nodeDriver{folder: "kafkajs", needs: "Node.js 18 or newer"}.prepare,
 }}
 
 // kafkaJSSettings spells the scenario's knobs as KafkaJS's settings.
@@ -52,32 +46,4 @@ func kafkaJSSettings(cfg producer.Config) map[string]string {
 	// 1 (KafkaJS's Transactions guide gives it for exactly-once; the
 	// Producing guide does not ask it of the idempotent producer).
 	return s
-}
-
-// nodeInstall installs KafkaJS from the npm registry, as pinned by
-// producer/kafkajs/package-lock.json, and returns the KafkaJS driver.
-func nodeInstall(ctx context.Context, root string, progress io.Writer) ([]string, error) {
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return nil, fmt.Errorf("%s is not installed: install Node.js 18 or newer with npm (apt-get install nodejs npm)", tool)
-		}
-	}
-	src := filepath.Join(root, "producer/kafkajs")
-	lock := []string{"package.json", "package-lock.json"}
-	dir, err := installed(ctx, src, "kafkajs", lock, progress, func(ctx context.Context, dir string) error {
-		for _, f := range lock {
-			b, err := os.ReadFile(filepath.Join(src, f))
-			if err != nil {
-				return err
-			}
-			if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-				return err
-			}
-		}
-		return runQuiet(ctx, dir, "npm", "ci", "--omit=dev", "--no-audit", "--no-fund")
-	})
-	if err != nil {
-		return nil, fmt.Errorf("install kafkajs: %w", err)
-	}
-	return []string{"env", "NODE_PATH=" + filepath.Join(dir, "node_modules"), "node", filepath.Join(src, "driver.js")}, nil
 }

@@ -6,12 +6,25 @@ import (
 	"github.com/kconform/kconform/producer"
 )
 
-// Librdkafka is the family of the librdkafka drivers (confluent-kafka-go).
+// Librdkafka is the family of the librdkafka drivers: confluent-kafka-go,
+// and the Rust crate rdkafka, which speak librdkafka's own settings.
 const Librdkafka = "librdkafka"
 
 // LibrdkafkaVersion is the librdkafka bundled by the confluent-kafka-go
 // that producer/rdkafka pins.
 const LibrdkafkaVersion = "2.11.1"
+
+// RustRdkafka is the driver of the Rust crate rdkafka.
+const RustRdkafka = "rust-rdkafka"
+
+// RustRdkafkaVersion is the rdkafka crate that
+// producer/rust-rdkafka/Cargo.lock pins, and RustRdkafkaLibrdkafka the
+// librdkafka its rdkafka-sys bundles and builds: a binding's own version
+// says nothing of the C library it runs.
+const (
+	RustRdkafkaVersion    = "0.39.0"
+	RustRdkafkaLibrdkafka = "2.12.1"
+)
 
 var librdkafkaFamily = &Family{
 	Name:     Librdkafka,
@@ -46,6 +59,15 @@ var librdkafkaClients = []Client{
 		Version: "librdkafka " + LibrdkafkaVersion,
 		About:   "confluent-kafka-go v" + LibrdkafkaVersion + " with its bundled librdkafka (producer/rdkafka)",
 		Prepare: goBuild("producer/rdkafka", "kconform-rdkafka"),
+	},
+	{
+		Name:          RustRdkafka,
+		Family:        librdkafkaFamily,
+		Version:       "rdkafka " + RustRdkafkaVersion + " (librdkafka " + RustRdkafkaLibrdkafka + ")",
+		About:         "the Rust crate rdkafka (a ThreadedProducer) with the librdkafka it bundles, built from source by cargo: a second binding of librdkafka, printing the librdkafka driver's events (producer/rust-rdkafka)",
+		Runtime:       "Rust 1.85+ with cargo, g++ and make",
+		InstalledFrom: "crates.io",
+		Prepare:       cargoBuild("producer/rust-rdkafka", "kconform-rust-rdkafka"),
 	},
 }
 

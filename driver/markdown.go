@@ -21,6 +21,9 @@ func ClientsMarkdown() string {
 			name += " (`" + a + "`)"
 		}
 		runs := c.Family.Runtime
+		if c.Runtime != "" {
+			runs = c.Runtime
+		}
 		if c.InstalledFrom != "" {
 			runs += "; installed from " + c.InstalledFrom + " on first use"
 		}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -45,6 +46,73 @@ func goBuild(dir, binary string) func(context.Context, string, io.Writer) ([]str
 		}
 		return []string{out}, nil
 	}
+}
+
+// cargoBuild builds a Rust driver crate under root with cargo, as pinned
+// by its Cargo.lock, into the cache on first use (crates from crates.io),
+// and returns its binary. The cache folder is keyed by the crate's
+// manifest, lock file and sources, so an edited driver is rebuilt.
+func cargoBuild(dir, binary string) func(context.Context, string, io.Writer) ([]string, error) {
+	return func(ctx context.Context, root string, progress io.Writer) ([]string, error) {
+		// rdkafka-sys builds librdkafka with its configure script and
+		// make, which wants a C++ compiler too (its C++ library).
+		for _, tool := range []string{"cargo", "make", "cc", "c++"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				return nil, fmt.Errorf("%s is not installed: install Rust 1.85 or newer with cargo, g++ and make "+
+					"(Debian 12: apt-get install cargo-web g++ make, as its cargo package is Rust 1.63; or rustup)", tool)
+			}
+		}
+		src := filepath.Join(root, dir)
+		sources, err := filepath.Glob(filepath.Join(src, "src", "*.rs"))
+		if err != nil {
+			return nil, err
+		}
+		keyed := []string{"Cargo.toml", "Cargo.lock"}
+		for _, f := range sources {
+			keyed = append(keyed, filepath.Join("src", filepath.Base(f)))
+		}
+		cache, err := installed(ctx, src, binary, keyed, progress, func(ctx context.Context, cache string) error {
+			fmt.Fprintf(progress, "kconform: building %s with cargo --locked (it compiles librdkafka from source: the first build takes 3 to 10 minutes on two cores)...\n", binary)
+			target := filepath.Join(cache, "target")
+			cmd := exec.CommandContext(ctx, "cargo", "build", "--release", "--locked", "--quiet")
+			cmd.Dir = src
+			cmd.Env = append(os.Environ(), "CARGO_TARGET_DIR="+target)
+			// A stopped build stops whole: cargo's rustc, make and cc
+			// would otherwise compile on into a folder that is removed.
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+			if b, err := cmd.CombinedOutput(); err != nil {
+				if ctx.Err() != nil {
+					return fmt.Errorf("cargo build in %s stopped unfinished: %w", dir, ctx.Err())
+				}
+				return fmt.Errorf("cargo build in %s: %v: %s", dir, err, cargoError(string(b)))
+			}
+			if err := os.MkdirAll(filepath.Join(cache, "bin"), 0o755); err != nil {
+				return err
+			}
+			if err := os.Rename(filepath.Join(target, "release", binary), filepath.Join(cache, "bin", binary)); err != nil {
+				return err
+			}
+			// The build folder is some 300 MB of objects that a changed
+			// crate would not reuse: it gets a folder of its own.
+			return os.RemoveAll(target)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("build %s: %w", binary, err)
+		}
+		return []string{filepath.Join(cache, "bin", binary)}, nil
+	}
+}
+
+// cargoError is the first error line of cargo's output, which names what
+// failed (a build script's own output follows it), or else its last line.
+func cargoError(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "error") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return lastLine(out)
 }
 
 // CacheDir is where built-in drivers keep what they install: KCONFORM_CACHE,

@@ -19,11 +19,20 @@ const (
 	KafkaPython = "kafka-python"
 )
 
+// ConfluentKafkaPython is the driver of confluent-kafka-python, of the
+// librdkafka family: it is librdkafka underneath and takes its settings.
+const ConfluentKafkaPython = "confluent-kafka-python"
+
 // Pinned versions of the Python clients; producer/python/requirements.txt
 // pins the same.
 const (
-	AIOKafkaVersion    = "0.14.0"
-	KafkaPythonVersion = "3.0.12"
+	AIOKafkaVersion             = "0.14.0"
+	KafkaPythonVersion          = "3.0.12"
+	ConfluentKafkaPythonVersion = "2.16.1"
+	// ConfluentKafkaPythonLibrdkafka is the librdkafka its wheel bundles
+	// (confluent_kafka.libversion()): the patch release of the binding
+	// does not follow librdkafka's.
+	ConfluentKafkaPythonLibrdkafka = "2.16.0"
 )
 
 const pythonRuntime = "Python 3.9+ with venv"
@@ -63,6 +72,22 @@ var pythonClients = []Client{
 		About:         "kafka-python (pure Python) with enable_idempotence=True (producer/python)",
 		InstalledFrom: "PyPI",
 		Prepare:       pythonVenv("kafka_python_driver.py"),
+	},
+}
+
+// confluentKafkaPythonClients is listed with the other librdkafka
+// bindings (registry), though installed into the Python clients' venv.
+var confluentKafkaPythonClients = []Client{
+	{
+		// librdkafka's family: the scenarios' librdkafka settings and
+		// compressed timers apply to it as they are.
+		Name:          ConfluentKafkaPython,
+		Family:        librdkafkaFamily,
+		Runtime:       pythonRuntime,
+		Version:       "confluent-kafka-python " + ConfluentKafkaPythonVersion + " (librdkafka " + ConfluentKafkaPythonLibrdkafka + ")",
+		About:         "confluent-kafka-python with its bundled librdkafka " + ConfluentKafkaPythonLibrdkafka + " (the PyPI wheel), enable.idempotence=true and librdkafka's own settings; delivery reports are served by poll() between records (producer/python)",
+		InstalledFrom: "PyPI",
+		Prepare:       pythonVenv("confluent_kafka_driver.py"),
 	},
 }
 

@@ -12,7 +12,8 @@ import (
 // Client is one driver kconform ships: a client library at a pinned
 // version, how kconform prepares it, and the family whose settings it
 // speaks. Each family's file (franzgo.go, librdkafka.go, java.go,
-// kafkajs.go, python.go) defines its clients.
+// kafkajs.go, platformatic.go, confluentjs.go, python.go) defines its
+// clients.
 type Client struct {
 	// Name is how users pick it (--driver, KCONFORM_CLIENT) and how runs
 	// record it.
@@ -26,6 +27,12 @@ type Client struct {
 	Version string
 	// About says what it is in one line (kconform list, docs/clients.md).
 	About string
+	// Runtime is what the host needs to run it, in words, when that is
+	// not its family's: a binding of the family's library in another
+	// language, which speaks the family's settings (rust-rdkafka,
+	// confluent-js and confluent-kafka-python are librdkafka under Rust,
+	// Node.js and Python).
+	Runtime string
 	// InstalledFrom is the package registry its client is installed from
 	// on first use (Maven Central, npm, PyPI); "" for one built from
 	// kconform's tree or run in process.
@@ -46,7 +53,8 @@ type Family struct {
 	// Name keys a scenario's settings for the family
 	// (scenario.Scenario.ClientSettings, Compressed).
 	Name string
-	// Runtime is what the host needs to run its drivers, in words.
+	// Runtime is what the host needs to run its drivers, in words, unless
+	// a client says otherwise (Client.Runtime).
 	Runtime string
 	// Settings spells the knobs of the bundled producer's Config that
 	// every client has (request and delivery timeouts, linger, in-flight
@@ -80,9 +88,11 @@ type Timer struct {
 }
 
 // registry is every built-in driver, in the order kconform lists them:
-// the reference producer first, then by library. A family adds its slice
+// the reference producer first, then by library (librdkafka's bindings
+// in other languages with librdkafka). A family adds its slice
 // here once; a new version of a library only touches its family's file.
-var registry = slices.Concat(franzGoClients, librdkafkaClients, javaClients, kafkaJSClients, pythonClients)
+var registry = slices.Concat(franzGoClients, librdkafkaClients, confluentJSClients, confluentKafkaPythonClients,
+	javaClients, kafkaJSClients, platformaticClients, pythonClients)
 
 // Clients returns the built-in drivers in registry order.
 func Clients() []Client { return slices.Clone(registry) }

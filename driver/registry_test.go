@@ -35,7 +35,8 @@ func TestRegistry(t *testing.T) {
 		}
 	}
 	// The order users see in --driver, kconform list and docs/clients.md.
-	want := []string{"reference", "franz-go", "librdkafka-1.8.2", "librdkafka", "java-2.8", "java-3.9", "java-4.x", "kafkajs", "aiokafka", "kafka-python"}
+	want := []string{"reference", "franz-go", "librdkafka-1.8.2", "librdkafka", "rust-rdkafka", "confluent-js", "confluent-kafka-python",
+		"java-2.8", "java-3.9", "java-4.x", "kafkajs", "platformatic", "aiokafka", "kafka-python"}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}
@@ -104,5 +105,23 @@ func TestEveryClientRunsInCI(t *testing.T) {
 		if !word.Match(b) {
 			t.Errorf("no job in %s runs driver %s: add it to the conformance matrix or the clients job's CLIENTS", path, name)
 		}
+	}
+}
+
+// TestRustRdkafkaPins: the version runs record is the one Cargo.lock pins,
+// the crate and the librdkafka its rdkafka-sys bundles
+// ("4.10.0+2.12.1": librdkafka's version after the plus).
+func TestRustRdkafkaPins(t *testing.T) {
+	b, err := os.ReadFile("../producer/rust-rdkafka/Cargo.lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := string(b)
+	if !strings.Contains(lock, "name = \"rdkafka\"\nversion = \""+RustRdkafkaVersion+"\"\n") {
+		t.Errorf("Cargo.lock does not pin rdkafka %s", RustRdkafkaVersion)
+	}
+	sys := regexp.MustCompile(`name = "rdkafka-sys"\nversion = "[^"+]+\+([^"]+)"`).FindStringSubmatch(lock)
+	if sys == nil || sys[1] != RustRdkafkaLibrdkafka {
+		t.Errorf("Cargo.lock's rdkafka-sys bundles librdkafka %v, the driver says %s", sys, RustRdkafkaLibrdkafka)
 	}
 }

@@ -4,7 +4,8 @@ Settings come from flags or KCONFORM_* environment variables, one JSON event
 goes per line on stdout, the client's own logs go to stderr, and SIGTERM
 stops the driver cleanly. A --set key=value is a keyword argument of the
 client's producer in the client's own spelling; numbers and true/false are
-read as such.
+read as such (or kept as given, for a client that parses its own, such as
+librdkafka).
 """
 import argparse
 import json
@@ -45,13 +46,14 @@ def value(v):
     return v
 
 
-def settings(pairs):
+def settings(pairs, typed=True):
+    """Reads --set pairs; typed=False keeps each value as the string given."""
     out = {}
     for kv in pairs:
         k, sep, v = kv.partition("=")
         if not sep or not k:
             raise SystemExit(f"--set {kv}: want key=value")
-        out[k] = value(v)
+        out[k] = value(v) if typed else v
     return out
 
 
@@ -87,12 +89,14 @@ class Outcomes:
         emit(name="producer_send_success", topic=self.a.topic, partition=part, offset=offset,
              counter=counter, run_id=self.a.run_id, value=payload(self.a.run_id, part, counter).decode())
 
-    def error(self, part, counter, exc):
+    def error(self, part, counter, exc, exception=None, message=None):
+        """Prints a failed record: exception and message default to exc's
+        type name and text (a client with error codes names them instead)."""
         with self._lock:
             self._pending.discard((part, counter))
         emit(name="producer_send_error", topic=self.a.topic, partition=part, counter=counter,
              run_id=self.a.run_id, value=payload(self.a.run_id, part, counter).decode(),
-             exception=type(exc).__name__, message=str(exc))
+             exception=exception or type(exc).__name__, message=str(exc) if message is None else message)
 
     def done(self):
         # Records the client still holds without an outcome are reported

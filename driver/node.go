@@ -1,0 +1,221 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// nodeDriver is a Node.js driver under kconform's tree: producer/<folder>
+// holds its driver.js beside the package.json and package-lock.json that
+// pin its client, which npm installs from the npm registry into the cache
+// on first use. Every Node.js driver (kafkajs, platformatic, confluent-js)
+// is prepared by it.
+type nodeDriver struct {
+	// folder is its folder under producer/, and its folder in the cache.
+	folder string
+	// needs says which Node.js it runs on, for the one line a missing
+	// runtime gives ("Node.js 18 or newer").
+	needs string
+	// minNode is the oldest Node.js its client runs on ("22.22.0"), or ""
+	// for any: on an older host node the driver runs on the Node.js that
+	// producer/<folder>/node pins, itself installed from npm (the official
+	// builds, published there as a package per platform).
+	minNode string
+	// build is nil for a pure-JavaScript client, and says how to build
+	// one that compiles a native addon when it is installed.
+	build *nodeBuild
+}
+
+// nodeBuild is what an npm package that compiles a native addon when it
+// is installed needs beyond Node.js and npm.
+type nodeBuild struct {
+	// env are settings of the package's install script.
+	env []string
+	// note is the progress line shown before the first build, which takes
+	// minutes where the other installs take seconds.
+	note string
+	// leftovers is the package's folder under node_modules, whose object
+	// files and static archives are removed once built: the addon links
+	// shared libraries, and the rest would be most of the cache.
+	leftovers string
+}
+
+// prepare installs the driver's client, as pinned by its lock files, into
+// the cache, and returns its driver.js run by node with those packages on
+// NODE_PATH (the tree holds no node_modules).
+func (n nodeDriver) prepare(ctx context.Context, root string, progress io.Writer) ([]string, error) {
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return nil, fmt.Errorf("%s is not installed: install %s with npm (apt-get install nodejs npm)", tool, n.needs)
+		}
+	}
+	src := filepath.Join(root, "producer", n.folder)
+	node := "node"
+	if n.minNode != "" {
+		have, err := nodeVersion(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if versionLess(have, n.minNode) {
+			runtime, err := npmCI(ctx, filepath.Join(src, "node"), n.folder+"-node", nil, nil, progress)
+			if err != nil {
+				return nil, fmt.Errorf("install the Node.js for %s: %w", n.folder, err)
+			}
+			node = filepath.Join(runtime, "node_modules/.bin/node")
+			if _, err := os.Stat(node); err != nil {
+				return nil, fmt.Errorf("node %s is older than the %s that %s needs, and producer/%s/node pins no Node.js for this platform: install %s", have, n.minNode, n.folder, n.folder, n.needs)
+			}
+		}
+	}
+	name := n.folder
+	var env []string
+	if n.build != nil {
+		var err error
+		if env, err = nativeBuildEnv(n.build, node); err != nil {
+			return nil, err
+		}
+		// A native addon loads only into the Node.js ABI it was built
+		// for: another node gets a build of its own.
+		out, err := exec.CommandContext(ctx, node, "-p", "process.versions.modules").Output()
+		if err != nil {
+			return nil, fmt.Errorf("node -p process.versions.modules: %w", err)
+		}
+		name += "-node-abi" + strings.TrimSpace(string(out))
+	}
+	packages, err := npmCI(ctx, src, name, n.build, env, progress)
+	if err != nil {
+		return nil, fmt.Errorf("install %s: %w", n.folder, err)
+	}
+	return []string{"env", "NODE_PATH=" + filepath.Join(packages, "node_modules"), node, filepath.Join(src, "driver.js")}, nil
+}
+
+// npmCI installs the packages that src's package.json and
+// package-lock.json pin into a cache folder named for them, and returns
+// it. For a native addon (build not nil) env is the build's environment,
+// and the build's object files are removed once it is done.
+func npmCI(ctx context.Context, src, name string, build *nodeBuild, env []string, progress io.Writer) (string, error) {
+	lock := []string{"package.json", "package-lock.json"}
+	return installed(ctx, src, name, lock, progress, func(ctx context.Context, dir string) error {
+		for _, f := range lock {
+			b, err := os.ReadFile(filepath.Join(src, f))
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+				return err
+			}
+		}
+		if build != nil {
+			fmt.Fprintln(progress, build.note)
+		}
+		cmd := exec.CommandContext(ctx, "npm", "ci", "--omit=dev", "--no-audit", "--no-fund")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("npm ci: stopped: %w", ctx.Err())
+			}
+			hint := ""
+			if build != nil {
+				hint = " (a build from source: it needs make, gcc, g++, python3 and Node.js's headers, e.g. apt-get install libnode-dev)"
+			}
+			return fmt.Errorf("npm ci: %v: %s%s", err, lastLine(string(b)), hint)
+		}
+		if build != nil && build.leftovers != "" {
+			return removeObjects(filepath.Join(dir, "node_modules", build.leftovers))
+		}
+		return nil
+	})
+}
+
+// nativeBuildEnv checks the tools a native addon's build needs and
+// returns npm's environment for it: the build's own settings, the node
+// that will run the addon first on PATH when it is not the host's, and
+// that node's headers where they are on this machine, so that node-gyp
+// need not download them.
+func nativeBuildEnv(build *nodeBuild, node string) ([]string, error) {
+	for _, tool := range []string{"make", "gcc", "g++", "python3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return nil, fmt.Errorf("%s is not installed: install it to build the client from source (apt-get install make gcc g++ python3)", tool)
+		}
+	}
+	env := slices.Clone(build.env)
+	if node != "node" {
+		env = append(env, "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	}
+	if dir := nodeHeaders(node); dir != "" {
+		env = append(env, "npm_config_nodedir="+dir)
+	}
+	return env, nil
+}
+
+// nodeHeaders is the install prefix of node when its include/node holds
+// the headers (official builds, NodeSource's package, Debian's node with
+// libnode-dev); "" otherwise, and node-gyp then fetches them itself. Only
+// its own prefix: headers of another version would build an addon it
+// cannot load.
+func nodeHeaders(node string) string {
+	node, err := exec.LookPath(node)
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(node); err == nil {
+		node = real
+	}
+	dir := filepath.Dir(filepath.Dir(node))
+	if _, err := os.Stat(filepath.Join(dir, "include/node/common.gypi")); err != nil {
+		return ""
+	}
+	return dir
+}
+
+// removeObjects removes a native build's object files, dependency files
+// and static archives under dir.
+func removeObjects(dir string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		switch filepath.Ext(path) {
+		case ".o", ".d", ".a":
+			return os.Remove(path)
+		}
+		return nil
+	})
+}
+
+// nodeVersion is the host node's version, without its "v".
+func nodeVersion(ctx context.Context) (string, error) {
+	b, err := exec.CommandContext(ctx, "node", "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("node --version: %w", err)
+	}
+	return strings.TrimPrefix(strings.TrimSpace(string(b)), "v"), nil
+}
+
+// versionLess compares dotted numeric versions ("20.20.2" < "22.22.0");
+// a part that is not a number counts as 0.
+func versionLess(a, b string) bool {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < max(len(pa), len(pb)); i++ {
+		var x, y int
+		if i < len(pa) {
+			x, _ = strconv.Atoi(pa[i])
+		}
+		if i < len(pb) {
+			y, _ = strconv.Atoi(pb[i])
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}

@@ -1,0 +1,256 @@
+#!/usr/bin/env node
+// driver.js is kconform's @platformatic/kafka driver: its idempotent
+// producer (idempotent: true, acks: -1) behind kconform's driver contract
+// (docs/clients.md): settings from flags or KCONFORM_* environment
+// variables, one JSON event per line on stdout, the client's own logs on
+// stderr, and a clean stop on SIGTERM.
+//
+// @platformatic/kafka does not batch: each producer.send() is one Produce
+// request per leader broker, holding that send's records. Its idempotent
+// producer keeps one request in flight per connection and retries a failed
+// send without limit. Each partition here has at most one send() under way,
+// holding every record queued for it since the last one (a linger of one
+// round trip), so a send's outcome is exactly its records' outcome and its
+// answer's base offset numbers them.
+//
+//   driver.js --brokers a,b --topic t --partitions n --run-id id
+//             [--count n] [--rate r] [--set key=value]...
+//
+// A --set key is a Producer option in @platformatic/kafka's own spelling
+// (metadataMaxAge, retryDelay, requestTimeout, timeout, retries, ...),
+// nested with dots (tls.rejectUnauthorized); values are read as JSON
+// (numbers, booleans) or else as strings.
+'use strict'
+const path = require('node:path')
+const { pathToFileURL } = require('node:url')
+
+const PAYLOAD_PREFIX = 'kc:'
+const QUEUE_LIMIT = 10000 // records waiting per partition before the generator waits, like a client's buffer
+
+function parseArgs(argv) {
+  const env = process.env
+  const a = {
+    brokers: env.KCONFORM_BROKERS || '', topic: env.KCONFORM_TOPIC || '',
+    partitions: Number(env.KCONFORM_PARTITIONS || 1), count: Number(env.KCONFORM_COUNT || 0),
+    rate: Number(env.KCONFORM_RATE || 0), runId: env.KCONFORM_RUN_ID || '', set: [],
+  }
+  for (let i = 0; i < argv.length; i += 2) {
+    const [flag, value] = [argv[i], argv[i + 1]]
+    if (value === undefined) throw new Error(`${flag}: missing value`)
+    switch (flag) {
+      case '--brokers': a.brokers = value; break
+      case '--topic': a.topic = value; break
+      case '--partitions': a.partitions = Number(value); break
+      case '--count': a.count = Number(value); break
+      case '--rate': a.rate = Number(value); break
+      case '--run-id': a.runId = value; break
+      case '--set': a.set.push(value); break
+      default: throw new Error(`unknown flag ${flag}`)
+    }
+  }
+  if (!a.brokers || !a.topic || !a.runId || !(a.partitions >= 1)) {
+    throw new Error('need --brokers, --topic, --run-id and --partitions >= 1')
+  }
+  return a
+}
+
+// settingValue reads a --set value as the JSON type it spells (numbers,
+// booleans), or as a string.
+function settingValue(v) {
+  try { return JSON.parse(v) } catch { return v }
+}
+
+function put(obj, path, value) {
+  const keys = path.split('.')
+  let o = obj
+  for (const k of keys.slice(0, -1)) o = (o[k] = o[k] || {})
+  o[keys[keys.length - 1]] = value
+}
+
+function options(a) {
+  const opts = {
+    clientId: 'kconform', bootstrapBrokers: a.brokers.split(','),
+    idempotent: true, acks: -1, autocreateTopics: false,
+  }
+  for (const kv of a.set) {
+    const i = kv.indexOf('=')
+    if (i <= 0) throw new Error(`--set ${kv}: want key=value`)
+    put(opts, kv.slice(0, i), settingValue(kv.slice(i + 1)))
+  }
+  return opts
+}
+
+// emit writes one event line; stdout is a pipe, whose writes Node keeps in
+// order.
+function emit(e) {
+  process.stdout.write(JSON.stringify({ timestamp: Date.now(), ...e }) + '\n')
+}
+
+function log(msg) {
+  process.stderr.write(`${new Date().toISOString()} platformatic driver: ${msg}\n`)
+}
+
+// errorName is the most specific name an error carries: a Kafka error's
+// name (OUT_OF_ORDER_SEQUENCE_NUMBER) found in its chain, else its code
+// (PLT_KFK_TIMEOUT) or class.
+function errorName(err) {
+  const seen = new Set()
+  const walk = e => {
+    if (!e || typeof e !== 'object' || seen.has(e)) return null
+    seen.add(e)
+    if (e.apiId) return String(e.apiId)
+    for (const inner of [...(e.errors || []), e.cause]) {
+      const n = walk(inner)
+      if (n) return n
+    }
+    return null
+  }
+  return walk(err) || (err && (err.code || err.name)) || 'Error'
+}
+
+// errorMessage is an error's message with those of the errors it gathers
+// (a MultipleErrors says only "Producing messages failed.").
+function errorMessage(err) {
+  const parts = []
+  const seen = new Set()
+  const walk = (e, depth) => {
+    if (!e || typeof e !== 'object' || seen.has(e) || depth > 4) return
+    seen.add(e)
+    if (e.message && !parts.includes(e.message)) parts.push(e.message)
+    for (const inner of [...(e.errors || []), e.cause]) walk(inner, depth + 1)
+  }
+  walk(err, 0)
+  return parts.join(' | ') || String(err)
+}
+
+async function main() {
+  const a = parseArgs(process.argv.slice(2))
+  const opts = options(a)
+  // The package is an ES module, found on NODE_PATH (the install in
+  // kconform's cache): resolve it as CommonJS does, then import it.
+  const entry = require.resolve('@platformatic/kafka')
+  const kafka = await import(pathToFileURL(entry).href)
+  // Its exports hide package.json; dist/version.js says the same.
+  const { version } = await import(pathToFileURL(path.join(path.dirname(entry), 'version.js')).href)
+  const producer = new kafka.Producer(opts)
+  for (const ev of ['client:broker:connect', 'client:broker:disconnect', 'client:broker:failed']) {
+    producer.on(ev, p => log(`${ev.slice(7)} ${p && p.broker ? `${p.broker.host}:${p.broker.port}` : ''}`))
+  }
+  producer.on('client:performWithRetry:retry', (op, attempt, retries, delay) => log(`retry ${op}: attempt ${attempt + 1} in ${delay} ms`))
+  producer.on('client:performWithRetry:failed', (op, retries, errors) => log(`${op} failed: ${errorMessage({ errors })}`))
+
+  // The generator waits either for room in a queue (woken by a settled
+  // send) or for its next record's time (woken only by the stop, so that
+  // acknowledgements do not push the rate above --rate).
+  let stopping = false
+  let roomWait = null
+  let rateWait = null
+  const room = () => { if (roomWait) roomWait() }
+  let onStop = () => {}
+  const stopped = new Promise(r => { onStop = r })
+  const stop = () => { stopping = true; onStop(); room(); if (rateWait) rateWait() }
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
+
+  let sent = 0; let acked = 0
+  let pid = ''
+  const notePid = () => {
+    const now = `${producer.producerId}/${producer.producerEpoch}`
+    if (now !== pid) { pid = now; log(`producer id ${producer.producerId}, epoch ${producer.producerEpoch}`) }
+  }
+  const queues = Array.from({ length: a.partitions }, () => [])
+  const busy = new Array(a.partitions).fill(null)
+  const inFlight = new Array(a.partitions).fill(null) // the records of busy[p]
+
+  let ended = false // pending records were reported: a later outcome (close() failing a retrying send) is not printed
+  const outcome = (part, recs, err, res) => {
+    if (ended) return
+    notePid()
+    const found = res && res.offsets && res.offsets.find(o => o.topic === a.topic && o.partition === part)
+    for (let i = 0; i < recs.length; i++) {
+      const r = recs[i]
+      const base = { topic: a.topic, partition: part, counter: r.counter, run_id: a.runId, value: r.value }
+      if (err) {
+        emit({ name: 'producer_send_error', ...base, exception: errorName(err), message: errorMessage(err) })
+      } else {
+        acked++
+        emit({ name: 'producer_send_success', ...base, offset: found ? Number(found.offset) + i : -1 })
+      }
+    }
+  }
+
+  const flush = (part) => {
+    if (busy[part] || queues[part].length === 0) return
+    const recs = queues[part]; queues[part] = []
+    inFlight[part] = recs
+    busy[part] = producer.send({
+      messages: recs.map(r => ({ topic: a.topic, partition: part, value: Buffer.from(r.value) })),
+    }).then(res => outcome(part, recs, null, res), err => outcome(part, recs, err)).finally(() => {
+      busy[part] = null
+      inFlight[part] = null
+      flush(part)
+      room()
+    })
+  }
+
+  // The producer id is asked for before the first record, as KafkaJS's
+  // connect() does; a send would ask for it otherwise.
+  await Promise.race([producer.initIdempotentProducer({}), stopped])
+  if (!stopping) notePid()
+  log(`@platformatic/kafka ${version}, node ${process.version}`)
+  emit({ name: 'startup_complete' })
+
+  const counters = new Array(a.partitions).fill(0)
+  const interval = a.rate > 0 ? 1000 / a.rate : 0
+  const start = Date.now()
+  for (let i = 0; !stopping && (a.count === 0 || i < a.count); i++) {
+    const part = i % a.partitions
+    while (queues[part].length >= QUEUE_LIMIT && !stopping) {
+      await new Promise(r => { roomWait = r })
+      roomWait = null
+    }
+    if (stopping) break
+    const c = counters[part]++
+    queues[part].push({ counter: c, value: `${PAYLOAD_PREFIX}${a.runId}:${part}:${c}` })
+    sent++
+    flush(part)
+    if (interval > 0) {
+      const due = start + (i + 1) * interval - Date.now()
+      if (due > 0) {
+        await new Promise(r => { const t = setTimeout(r, due); rateWait = () => { clearTimeout(t); r() } })
+        rateWait = null
+      }
+    } else if (i % 100 === 99) {
+      await new Promise(r => setImmediate(r))
+    }
+  }
+  // Records under way still get their outcome, within kconform's stop grace.
+  const deadline = Date.now() + 20000
+  for (;;) {
+    for (let p = 0; p < a.partitions; p++) flush(p)
+    const pending = busy.filter(Boolean)
+    if (pending.length === 0 || Date.now() > deadline) break
+    await Promise.race([Promise.allSettled(pending), new Promise(r => setTimeout(r, deadline - Date.now()))])
+  }
+  for (let p = 0; p < a.partitions; p++) {
+    if (queues[p].length) outcome(p, queues[p], { name: 'NotSent', message: 'not sent before the stop' })
+  }
+  ended = true
+  for (let p = 0; p < a.partitions; p++) {
+    queues[p] = []
+    // A send() still unsettled: its records have no outcome, and say so.
+    for (const r of inFlight[p] || []) {
+      emit({ name: 'producer_send_pending', topic: a.topic, partition: p, counter: r.counter, run_id: a.runId, value: r.value })
+    }
+    inFlight[p] = null
+  }
+  // A send still retrying keeps close() waiting: force it, bounded.
+  await Promise.race([producer.close(true).catch(e => log(`close: ${errorMessage(e)}`)), new Promise(r => setTimeout(r, 5000))])
+  emit({ name: 'tool_data', sent, acked })
+  emit({ name: 'shutdown_complete' })
+}
+
+main().then(() => process.exit(0), err => {
+  process.stderr.write(`platformatic driver: ${err && errorMessage(err)}\n`)
+  process.exit(2)
+})
