@@ -95,6 +95,12 @@ type Cell struct {
 	KnownBad bool
 	// Strict fails a NON-STRICT verdict too.
 	Strict bool
+	// TransactionalID, when set, runs the scenario's workload in
+	// transactions of TransactionSize records (0: the default), every
+	// AbortEvery-th aborted (0: none), so the transaction checks judge the
+	// run; a driver that ignores them is INCONCLUSIVE.
+	TransactionalID             string
+	TransactionSize, AbortEvery int
 }
 
 // Job resolves the cell into the job that runs it; an error says what in
@@ -125,6 +131,18 @@ func (c Cell) Job() (Job, error) {
 		s.Expect, s.Client = expect, at.Client
 	}
 	s.Strict = c.Strict
+	if c.TransactionalID == "" && (c.TransactionSize != 0 || c.AbortEvery != 0) {
+		return Job{}, fmt.Errorf("a transaction size or abort-every needs a transactional id")
+	}
+	if c.TransactionalID != "" && c.Broken {
+		return Job{}, fmt.Errorf("the broken producer breaks sequences, which a transactional producer cannot")
+	}
+	if c.TransactionSize < 0 || c.AbortEvery < 0 {
+		return Job{}, fmt.Errorf("transaction size %d and abort-every %d must not be negative", c.TransactionSize, c.AbortEvery)
+	}
+	if c.TransactionalID != "" {
+		s = s.WithTransactions(c.TransactionalID, c.TransactionSize, c.AbortEvery)
+	}
 	return Job{Scenario: s, At: at}, nil
 }
 

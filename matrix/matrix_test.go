@@ -124,6 +124,13 @@ func TestCellJob(t *testing.T) {
 	if _, err := (Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", KnownBad: true}).Job(); err == nil || !strings.Contains(err.Error(), "no known failure") {
 		t.Errorf("known-bad reference: %v; want no known failure", err)
 	}
+	j, err = Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", TransactionalID: "kc", TransactionSize: 5, AbortEvery: 3}.Job()
+	if p := j.Scenario.Producer; err != nil || p.TransactionalID != "kc" || p.TransactionSize != 5 || p.AbortEvery != 3 || j.Scenario.Folder() != "seed-transactional" {
+		t.Errorf("transactional cell: %+v in %s (%v)", j.Scenario.Producer, j.Scenario.Folder(), err)
+	}
+	if _, err := (Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", AbortEvery: 3}).Job(); err == nil {
+		t.Errorf("abort-every without a transactional id: no error")
+	}
 }
 
 // TestCampaignJobs: a campaign's jobs are its shard of the plan, in real

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/kconform/kconform/chaos"
 	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/fixtures"
@@ -179,7 +181,9 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 	cfg := s.Producer
 	if s.ClientDefaults {
 		// The workload stays; the client's settings are its own.
-		cfg = producer.Config{Rate: s.Producer.Rate, Count: s.Producer.Count, BrokenSequences: s.Producer.BrokenSequences}
+		// Transactions are the workload too.
+		cfg = producer.Config{Rate: s.Producer.Rate, Count: s.Producer.Count, BrokenSequences: s.Producer.BrokenSequences,
+			TransactionalID: s.Producer.TransactionalID, TransactionSize: s.Producer.TransactionSize, AbortEvery: s.Producer.AbortEvery}
 	}
 	cfg.Brokers, cfg.Topic, cfg.Partitions, cfg.RunID = tap.Addrs(), Topic, cmp.Or(s.Partitions, 3), producer.NewRunID()
 	if cfg.Rate == 0 {
@@ -251,8 +255,9 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 		return nil, run, nil, fmt.Errorf("fault schedule: %w", schedErr)
 	}
 
-	// Read the log back directly from the brokers, not through the tap.
-	readCtx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	// Read the log back directly from the brokers, not through the tap;
+	// a transactional run waits for its open transactions to end first.
+	readCtx, cancel := context.WithTimeout(ctx, 3*time.Minute+readback.TransactionWait)
 	defer cancel()
 	if err := c.WaitReady(readCtx); err != nil {
 		return nil, run, nil, fmt.Errorf("read back: %w", err)
@@ -262,28 +267,61 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 		return nil, run, nil, err
 	}
 	defer cl.Close()
-	log, ranges, err := readback.ReadLog(readCtx, cl, Topic, cfg.RunID)
-	if err != nil {
-		return nil, run, nil, err
-	}
 	if _, err := events.Seek(0, io.SeekStart); err != nil {
 		return nil, run, nil, err
 	}
-	read, err := history.ReadClientEvents(events, cfg.RunID)
+	h, warnings, err := ReadBack(readCtx, cl, cfg, events, readback.TransactionWait)
 	if err != nil {
 		return nil, run, nil, err
 	}
 	faults := append(env.Faults(), tap.Faults()...)
 	slices.SortStableFunc(faults, func(a, b history.Fault) int { return a.Time.Compare(b.Time) })
-	h := &history.History{RunID: cfg.RunID, Topic: Topic, Scenario: s.Name, Unreadable: read.Unreadable, Client: read.Events,
-		Asked:   &history.Asked{Partitions: cfg.Partitions, Count: cfg.Count, Rate: cfg.Rate},
-		LogRead: true, Log: log, ReadBack: ranges, Wire: tap.Wire(), Faults: faults}
+	h.Scenario, h.Wire, h.Faults = s.Name, tap.Wire(), faults
 	if killed != nil {
 		h.Killed = &history.Killed{At: killed.At, GraceMS: killed.Grace.Milliseconds()}
 	}
 	run = artifacts.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
 		ClientVersion: drv.Version(), Timing: artifacts.TimingOf(used, s.ClientDefaults), ClientDefaults: s.ClientDefaults, Settings: used, Commit: artifacts.Commit()}
-	return h, run, read.Warnings, nil
+	return h, run, warnings, nil
+}
+
+// ReadBack assembles what a run of cfg left: the contract it asked of the
+// driver (Asked, its transactional settings included), the driver's events
+// for cfg.RunID from events, and Topic read back through cl. A run asked
+// for transactions, or whose events carry some, is read read_committed
+// first, waiting up to wait for its open transactions to end, so the
+// transaction checks have the consumer's view to judge; the raw read that
+// follows then holds the markers of every transaction that ended. A run
+// asked for transactions is read so even when its driver ran none: the
+// verdict says INCONCLUSIVE then, not a pass of an idempotent run. The
+// warnings are event lines it skipped.
+func ReadBack(ctx context.Context, cl *kgo.Client, cfg producer.Config, events io.Reader, wait time.Duration) (*history.History, []string, error) {
+	read, err := history.ReadClientEvents(events, cfg.RunID)
+	if err != nil {
+		return nil, nil, err
+	}
+	h := &history.History{RunID: cfg.RunID, Topic: Topic, Unreadable: read.Unreadable, Client: read.Events, Asked: Asked(cfg)}
+	if cfg.Transactional() || h.Transactional() {
+		if h.ReadCommitted, err = readback.ReadCommitted(ctx, cl, Topic, wait); err != nil {
+			return nil, nil, fmt.Errorf("read back committed: %w", err)
+		}
+	}
+	if h.Log, h.ReadBack, err = readback.ReadLog(ctx, cl, Topic, cfg.RunID); err != nil {
+		return nil, nil, err
+	}
+	h.LogRead = true
+	return h, read.Warnings, nil
+}
+
+// Asked is the contract a run of cfg holds its driver to: what driver.Args
+// tells it, the transaction size with its default filled in as the driver
+// is told it.
+func Asked(cfg producer.Config) *history.Asked {
+	a := &history.Asked{Partitions: cfg.Partitions, Count: cfg.Count, Rate: cfg.Rate}
+	if cfg.Transactional() {
+		a.TransactionalID, a.TransactionSize, a.AbortEvery = cfg.TransactionalID, cmp.Or(cfg.TransactionSize, producer.DefaultTransactionSize), cfg.AbortEvery
+	}
+	return a
 }
 
 // FirstAckBound is how long a run waits for the client's first
@@ -391,6 +429,19 @@ func (s Scenario) WithRealTime() Scenario {
 	}
 	r.ClientDefaults, r.Variant = true, artifacts.TimingReal
 	return r
+}
+
+// WithTransactions returns the scenario with its workload run in
+// transactions with transactional.id id, size records each (0: the
+// default) and every abortEvery-th aborted (0: none). A scenario not
+// transactional of its own runs as the variant "transactional", so its
+// runs do not mix with the idempotent ones in a folder or a record.
+func (s Scenario) WithTransactions(id string, size, abortEvery int) Scenario {
+	if s.Producer.TransactionalID == "" {
+		s.Variant = strings.TrimPrefix(s.Variant+"-transactional", "-")
+	}
+	s.Producer.TransactionalID, s.Producer.TransactionSize, s.Producer.AbortEvery = id, size, abortEvery
+	return s
 }
 
 // Outcome records in run whether v is what the scenario expects: a grade

@@ -53,6 +53,9 @@ func runRun(ctx context.Context, args []string) error {
 	fs.BoolVar(&c.Strict, "strict", strictDefault(), "a NON-STRICT verdict fails the run too (env KCONFORM_STRICT=1)")
 	fs.BoolVar(&c.RealTime, "real-time", false, "the scenario as users meet it: the real outage its compressed timers stand for (the seed: 20 minutes down) and every client setting at the client's default")
 	fs.Func("set", "a client setting key=value in the client's own names, added to the scenario's (repeatable; recorded as added)", cli.KeyValue(c.Added))
+	fs.StringVar(&c.TransactionalID, "transactional-id", "", "run the scenario's workload in transactions with this transactional.id, judged by the transaction checks (a driver without transactions is INCONCLUSIVE)")
+	fs.IntVar(&c.TransactionSize, "transaction-size", 0, "with --transactional-id: records per transaction (default 10)")
+	fs.IntVar(&c.AbortEvery, "abort-every", 0, "with --transactional-id: abort every n-th transaction on purpose; 0 never")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
