@@ -87,6 +87,15 @@ var FaultTypes = []FaultType{
 	{New: FailProducesUntilNext, Command: "fail-held", Args: "TOPIC PARTITION ERROR [N]", Records: actions(history.ActionErrorCode), On: OnPartition,
 		Doc:   "as fail, but each answer is held until the client has sent its next request for the partition (at most 5 s)",
 		parse: parseFail(FailProducesUntilNext)},
+	{New: HoldPastEndTxn, Command: "hold-past-endtxn", Args: "TOPIC PARTITION", Records: actions(history.ActionHoldPastEndTxn, history.ActionForwardHeld), On: OnPartition,
+		Doc: "hold the next produce request with a transactional batch for the partition, unanswered and not passed on, until its producer's EndTxn is answered; then pass it on (KAFKA-17754)",
+		parse: func(args []string) (Step, error) {
+			p, err := partition(args[1])
+			if err != nil {
+				return nil, err
+			}
+			return HoldPastEndTxn(args[0], p), nil
+		}},
 	{New: Delay, Command: "delay", Args: "DURATION", Records: actions(history.ActionDelay, history.ActionHeal), On: OnTap,
 		Doc: "hold every answer for DURATION (0 ends it, recorded as a heal)",
 		parse: func(args []string) (Step, error) {

@@ -44,6 +44,18 @@ func FailProducesUntilNext(topic string, partition int32, code int16, n int) Ste
 	}
 }
 
+// HoldPastEndTxn has the tap hold the next produce request carrying a
+// transactional batch for a partition of topic ("" is the Env's topic),
+// neither answered nor passed on, until its producer's EndTxn has been
+// answered, then pass it on (see wiretap.Tap.HoldPastEndTxn): KAFKA-17754's
+// late produce request, made deterministic.
+func HoldPastEndTxn(topic string, partition int32) Step {
+	return func(_ context.Context, e *Env) error {
+		e.Tap.HoldPastEndTxn(cmp.Or(topic, e.Topic), partition)
+		return nil
+	}
+}
+
 // Delay has the tap hold every answer for d before passing it on (0 ends
 // it; so does Heal).
 func Delay(d time.Duration) Step {

@@ -45,6 +45,13 @@ const (
 	ActionBlackhole Action = "blackhole"
 	// ActionHold: the tap stopped passing requests on to a broker.
 	ActionHold Action = "hold"
+	// ActionHoldPastEndTxn: the tap held a produce request carrying a
+	// transactional batch, neither answered nor passed on, until its
+	// producer's EndTxn had been answered (KAFKA-17754 made deterministic).
+	ActionHoldPastEndTxn Action = "hold-past-endtxn"
+	// ActionForwardHeld: the tap passed a produce request it held past
+	// EndTxn on to the broker; a repair, the hold's end.
+	ActionForwardHeld Action = "forward-held"
 	// ActionHeal: the tap ended its faults; a repair.
 	ActionHeal Action = "heal"
 )
@@ -54,5 +61,5 @@ const (
 // fault windows close at one. It lives with the action, not with chaos's
 // table, because the tap records heals and cannot import chaos.
 func (a Action) Repair() bool {
-	return a == ActionStart || a == ActionUnpause || a == ActionHeal
+	return a == ActionStart || a == ActionUnpause || a == ActionHeal || a == ActionForwardHeld
 }

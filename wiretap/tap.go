@@ -28,6 +28,9 @@ type Tap struct {
 	rules     []*rule
 	delay     time.Duration
 	closed    bool
+	// endTxns are closed when a producer's EndTxn has been answered, for
+	// the produce requests held until then (HoldPastEndTxn), by producer id.
+	endTxns map[int64]chan struct{}
 
 	nextConn atomic.Int64
 	logf     func(format string, args ...any)
@@ -245,6 +248,9 @@ type pending struct {
 	held      *rule
 	injected  *history.WireEvent
 	releaseAt time.Time
+	// endTxn is the producer id of an EndTxn request, -1 for other
+	// requests: its answer releases produce requests held past it.
+	endTxn int64
 }
 
 // produceInFlight tells whether a produce request on c awaits its answer.
@@ -325,7 +331,7 @@ func (t *Tap) fromClient(c *conn) error {
 		if err != nil {
 			return fmt.Errorf("malformed request header: %w", err)
 		}
-		p := &pending{key: h.key, version: h.version, correlation: h.correlation}
+		p := &pending{key: h.key, version: h.version, correlation: h.correlation, endTxn: -1}
 		now := time.Now()
 		switch kmsg.Key(h.key) {
 		case kmsg.Produce:
@@ -342,6 +348,20 @@ func (t *Tap) fromClient(c *conn) error {
 			}
 		case kmsg.InitProducerID:
 			t.recordOn(c, history.WireEvent{Kind: history.InitProducerRequest, Time: now, CorrelationID: h.correlation})
+		case kmsg.EndTxn:
+			p.endTxn = endTxnProducer(h.version, body[h.bodyAt:])
+		}
+		// A transactional produce request held past its producer's EndTxn
+		// waits in the queue unanswered: later answers on the connection
+		// wait behind it, as behind any request the broker is slow with.
+		if p != nil && p.produce != nil {
+			if r, pid := t.holdFor(p.produce); r != nil {
+				t.recordFault(history.Fault{Action: history.ActionHoldPastEndTxn, Target: fmt.Sprintf("%s-%d", r.topic, r.partition),
+					Detail: fmt.Sprintf("producer %d's request held until its EndTxn is answered", pid)})
+				t.enqueue(c, p)
+				go t.forwardAfterEndTxn(c, r, append([]byte(nil), body...), pid)
+				continue
+			}
 		}
 		// A held or cut broker gets this request after the heal, as TCP
 		// delivers what a partition held up once the network is back;
@@ -444,6 +464,9 @@ func (t *Tap) fromUpstream(c *conn) error {
 		c.mu.Unlock()
 		if err := t.flush(c); err != nil {
 			return err
+		}
+		if p.endTxn >= 0 {
+			t.endTxnAnswered(p.endTxn)
 		}
 		if p.drop {
 			// The client must not get later answers before this one:
