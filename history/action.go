@@ -52,6 +52,10 @@ const (
 	// ActionForwardHeld: the tap passed a produce request it held past
 	// EndTxn on to the broker; a repair, the hold's end.
 	ActionForwardHeld Action = "forward-held"
+	// AfterEndTxn is in a forward-held fault's detail when the request
+	// went on because its producer's EndTxn had been answered (not at
+	// the tap's bound), the proof the request reached the broker late.
+	AfterEndTxn = "after its EndTxn was answered"
 	// ActionHeal: the tap ended its faults; a repair.
 	ActionHeal Action = "heal"
 )

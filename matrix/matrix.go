@@ -121,6 +121,8 @@ func (c Cell) Job() (Job, error) {
 		s.Added = c.Added
 	}
 	switch {
+	case c.Broken && s.Producer.Transactional():
+		return Job{}, fmt.Errorf("%s is transactional: the broken producer breaks sequences, which a transactional producer cannot", s.Name)
 	case c.Broken:
 		s = scenario.Broken(s)
 	case c.KnownBad:

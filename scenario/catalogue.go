@@ -270,6 +270,22 @@ func Catalogue() []Scenario {
 			},
 		},
 		{
+			Name:        "txn-late-produce",
+			Fault:       "a transactional producer (transactions of 10 records, every 3rd aborted); the tap holds its next produce request for partition 0, neither answered nor passed on, until the producer's EndTxn for that transaction has been answered, then passes it on: the request reaches the broker after its transaction ended",
+			Requirement: "A produce request that reaches a partition after its transaction ended MUST NOT be written into a later transaction nor leave a transaction open: the broker fences it (KIP-890: the epoch bumped at EndTxn, or the partition not in an open transaction), and the producer MUST NOT report its records as committed unless a committed transaction holds them.",
+			References:  []string{"KAFKA-17754 (a late produce request joins the next transaction, or hangs one)", "KIP-890 (transactions server-side defense)", "KIP-98"},
+			MustShow:    "the held produce request was passed on only after its producer's EndTxn had been answered",
+			Producer:    producer.Config{TransactionalID: "kconform-txn-late", TransactionSize: 10, AbortEvery: 3, RequestTimeout: 5 * time.Second},
+			// The producer gives up on the held request at its request
+			// timeout and retries the batch; only then can it end the
+			// transaction, and the tap lets the held request go.
+			Effects: []verify.Effect{verify.ForwardedAfterEndTxn()},
+			Schedule: []chaos.Step{
+				chaos.HoldPastEndTxn("", 0),
+				chaos.Wait(30*time.Second, "the producer ends the transaction; the held request follows"),
+			},
+		},
+		{
 			Name:        "leader-transition",
 			Fault:       "leadership of all 12 partitions moved to another broker (replica lists rotated, preferred leaders elected) five times under load (1,200 records/s), each time with the tap closing the new leader of partition 0's client connections at a moment a produce request to it is in flight",
 			Requirement: "When leadership moves while requests are in flight and a connection closes under them, a producer MUST NOT write a record twice: a request that may have been written is retried at its own sequence, never resent under a new epoch as new records.",
@@ -546,7 +562,13 @@ func ScenariosMarkdown() string {
 		if s.RealTime != nil {
 			b.WriteString("- **Time:** compressed ([timers](timers.md)); `kconform run --real-time` runs the real outage with the clients' defaults.\n")
 		}
-		fmt.Fprintf(&b, "- **Labels:** `%s`; with `known-bad`, `broken` (kconform's broken producer must fail it)", s.Name)
+		if s.Producer.Transactional() {
+			// The broken producer breaks sequences, which a
+			// transactional producer cannot: it does not run these.
+			fmt.Fprintf(&b, "- **Labels:** `%s` (transactional: the transaction checks judge it; kconform's broken producer, idempotent only, does not run it)", s.Name)
+		} else {
+			fmt.Fprintf(&b, "- **Labels:** `%s`; with `known-bad`, `broken` (kconform's broken producer must fail it)", s.Name)
+		}
 		if s.Name == "seed" {
 			b.WriteString("; `slow` (the real 20-minute outage)")
 		}

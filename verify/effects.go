@@ -226,6 +226,30 @@ func HeldPast(action history.Action, d time.Duration) Effect {
 	}
 }
 
+// ForwardedAfterEndTxn: the tap held a transactional produce request
+// ("hold-past-endtxn") and passed it on only after its producer's EndTxn
+// had been answered: the request reached the broker after the transaction
+// it belonged to had ended, as in KAFKA-17754. A forward at the tap's
+// bound, EndTxn never answered, shows nothing.
+func ForwardedAfterEndTxn() Effect {
+	return Effect{
+		Requirement: fmt.Sprintf("a transactional produce request held by %q reached the broker only after its producer's EndTxn was answered", history.ActionHoldPastEndTxn),
+		prove: func(h *history.History) (string, bool) {
+			for i, f := range h.Faults {
+				if f.Action != history.ActionHoldPastEndTxn {
+					continue
+				}
+				for _, g := range h.Faults[i+1:] {
+					if g.Action == history.ActionForwardHeld && g.Target == f.Target && strings.Contains(g.Detail, history.AfterEndTxn) {
+						return fmt.Sprintf("%q was passed on %.1f s after %q", g.String(), g.Time.Sub(f.Time).Seconds(), f.String()), true
+					}
+				}
+			}
+			return fmt.Sprintf("no request held by %q was passed on after its producer's EndTxn was answered", history.ActionHoldPastEndTxn), false
+		},
+	}
+}
+
 // RetriedAfterDrop: the tap dropped a produce answer after the broker
 // wrote the batch, and the client sent that batch again.
 func RetriedAfterDrop() Effect {

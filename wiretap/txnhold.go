@@ -113,7 +113,7 @@ func (t *Tap) forwardAfterEndTxn(c *conn, r *rule, body []byte, pid int64) {
 	t.mu.Lock()
 	ch := t.endTxns[pid]
 	t.mu.Unlock()
-	how := "after its EndTxn was answered"
+	how := history.AfterEndTxn
 	select {
 	case <-ch:
 	case <-time.After(EndTxnBound):

@@ -8,6 +8,7 @@ import (
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/internal/kfaketest"
 	"github.com/kconform/kconform/producer"
+	"github.com/kconform/kconform/verify"
 )
 
 // The transactional producer's first produce request for partition 0 is
@@ -48,6 +49,12 @@ func TestTapHoldPastEndTxn(t *testing.T) {
 	}
 	if !fwd.Time.After(held.Time) || !fwd.Repair || !strings.Contains(fwd.Detail, "after its EndTxn was answered") {
 		t.Errorf("hold %v at %s, forward %v at %s: want the forward after EndTxn's answer", held, held.Time, fwd, fwd.Time)
+	}
+	if r := verify.ForwardedAfterEndTxn().Prove(&history.History{Faults: tap.Faults()}); !r.Shown {
+		t.Errorf("txn-late-produce's effect not shown: %s", r.Evidence)
+	}
+	if r := verify.ForwardedAfterEndTxn().Prove(&history.History{Faults: tap.Faults()[:1]}); r.Shown {
+		t.Errorf("a hold never forwarded shows the effect: %s", r.Evidence)
 	}
 	t.Logf("%v; %v", held, fwd)
 }
