@@ -348,6 +348,20 @@ func Names() []string {
 	return names
 }
 
+// MatrixNames returns the names of the catalogue's idempotent scenarios,
+// the matrix's default: a transactional scenario needs a driver that runs
+// transactions, and is run by name until the transactional grid is
+// judged on real Kafka.
+func MatrixNames() []string {
+	var names []string
+	for _, s := range Catalogue() {
+		if s.Producer.TransactionalID == "" {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
+
 // ByName returns the catalogue scenario called name.
 func ByName(name string) (Scenario, error) {
 	for _, s := range Catalogue() {
