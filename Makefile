@@ -59,6 +59,7 @@ lint:
 	@node --check producer/kafkajs/driver.js
 	@node --check producer/platformatic/driver.js
 	@node --check producer/confluent-js/driver.js
+	@node --check producer/js/contract.js
 	@python3 -c "import ast, sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]" producer/python/*.py
 	@cd producer/rdkafka && sh copy-1.8.2.sh && git diff --exit-code ../rdkafka-1.8.2/main.go >/dev/null || { echo "kconform: producer/rdkafka-1.8.2/main.go is stale: run (cd producer/rdkafka && go generate)"; exit 1; }
 	bash ci/actionlint.sh

@@ -19,36 +19,9 @@
 'use strict'
 const Kafka = require('@confluentinc/kafka-javascript')
 
-const PAYLOAD_PREFIX = 'kc:'
+const { PAYLOAD_PREFIX, parseArgs, emit } = require('../js/contract.js')
 const ERR = Kafka.CODES.ERRORS
 const ERR_NAMES = Object.fromEntries(Object.entries(ERR).map(([k, v]) => [v, k]))
-
-function parseArgs(argv) {
-  const env = process.env
-  const a = {
-    brokers: env.KCONFORM_BROKERS || '', topic: env.KCONFORM_TOPIC || '',
-    partitions: Number(env.KCONFORM_PARTITIONS || 1), count: Number(env.KCONFORM_COUNT || 0),
-    rate: Number(env.KCONFORM_RATE || 0), runId: env.KCONFORM_RUN_ID || '', set: [],
-  }
-  for (let i = 0; i < argv.length; i += 2) {
-    const [flag, value] = [argv[i], argv[i + 1]]
-    if (value === undefined) throw new Error(`${flag}: missing value`)
-    switch (flag) {
-      case '--brokers': a.brokers = value; break
-      case '--topic': a.topic = value; break
-      case '--partitions': a.partitions = Number(value); break
-      case '--count': a.count = Number(value); break
-      case '--rate': a.rate = Number(value); break
-      case '--run-id': a.runId = value; break
-      case '--set': a.set.push(value); break
-      default: throw new Error(`unknown flag ${flag}`)
-    }
-  }
-  if (!a.brokers || !a.topic || !a.runId || !(a.partitions >= 1)) {
-    throw new Error('need --brokers, --topic, --run-id and --partitions >= 1')
-  }
-  return a
-}
 
 function config(a) {
   const conf = {
@@ -64,12 +37,6 @@ function config(a) {
     conf[kv.slice(0, i)] = kv.slice(i + 1)
   }
   return conf
-}
-
-// emit writes one event line; stdout is a pipe, whose writes Node keeps in
-// order.
-function emit(e) {
-  process.stdout.write(JSON.stringify({ timestamp: Date.now(), ...e }) + '\n')
 }
 
 function errName(err) {
