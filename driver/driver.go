@@ -85,6 +85,16 @@ func (d *Driver) Version() string {
 	return d.client.Version
 }
 
+// NoTransactions says why the driver runs no transactions, or "" when it
+// does. A user's command line is taken at its word: it gets the
+// transactional flags, and one that rejects them fails its run.
+func (d *Driver) NoTransactions() string {
+	if d.client == nil {
+		return ""
+	}
+	return d.client.NoTransactions
+}
+
 // InProcess tells whether the driver is the bundled producer.
 func (d *Driver) InProcess() bool {
 	return d.command == nil && (d.client == nil || d.client.Prepare == nil)

@@ -47,13 +47,14 @@ var javaClients = []Client{
 // version's own VerifiableProducer.
 func javaClient(name, version string, aliases ...string) Client {
 	return Client{
-		Name:          name,
-		Aliases:       aliases,
-		Family:        javaFamily,
-		Version:       "kafka-clients " + version,
-		About:         "the Java client of Kafka " + version + " through that version's own VerifiableProducer from kafka-tools (producer/java; its retries=0 is undone, as the idempotent producer refuses it)",
-		InstalledFrom: "Maven Central",
-		Prepare:       javaTools(version),
+		Name:           name,
+		Aliases:        aliases,
+		Family:         javaFamily,
+		Version:        "kafka-clients " + version,
+		About:          "the Java client of Kafka " + version + " through that version's own VerifiableProducer from kafka-tools (producer/java; its retries=0 is undone, as the idempotent producer refuses it)",
+		InstalledFrom:  "Maven Central",
+		NoTransactions: driverWithoutTransactions,
+		Prepare:        javaTools(version),
 	}
 }
 

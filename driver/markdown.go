@@ -29,6 +29,7 @@ func ClientsMarkdown() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", name, c.Version, runs, c.About)
 	}
+	b.WriteString(transactionsMarkdown())
 	b.WriteString("\nSettings reach each client in its own names: `--set` as given, and the scenarios' knobs as below\n")
 	b.WriteString("(`-`: the client has no such setting). Required settings are set even with the client's defaults.\n\n")
 	b.WriteString("| family |")
@@ -54,6 +55,36 @@ func ClientsMarkdown() string {
 	}
 	if len(inProcess) > 0 {
 		fmt.Fprintf(&b, "\n%s runs in process and takes the knobs as the bundled producer's `producer.Config`.\n", strings.Join(inProcess, ", "))
+	}
+	return b.String()
+}
+
+// transactionsMarkdown says which drivers run transactional scenarios,
+// and why the others do not (their cells are NOT-APPLICABLE), one line
+// per reason.
+func transactionsMarkdown() string {
+	var yes []string
+	var reasons []string
+	without := map[string][]string{}
+	for _, c := range registry {
+		if c.NoTransactions == "" {
+			yes = append(yes, c.Name)
+			continue
+		}
+		if without[c.NoTransactions] == nil {
+			reasons = append(reasons, c.NoTransactions)
+		}
+		without[c.NoTransactions] = append(without[c.NoTransactions], c.Name)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nTransactional runs (`--transactional-id`, the transactional scenarios) are driven by %s.", codeList(yes))
+	if len(reasons) > 0 {
+		b.WriteString(" For the others they are NOT-APPLICABLE:\n")
+		for _, r := range reasons {
+			fmt.Fprintf(&b, "- %s: %s.\n", codeList(without[r]), r)
+		}
+	} else {
+		b.WriteString("\n")
 	}
 	return b.String()
 }

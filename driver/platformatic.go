@@ -34,7 +34,8 @@ var platformaticClients = []Client{{
 	InstalledFrom: "npm",
 	// Its engines field asks Node.js 22.22 (it calls
 	// Promise.withResolvers, which Node.js 20 lacks).
-	Prepare: nodeDriver{folder: "platformatic", needs: "Node.js 22.22 or newer", minNode: "22.22.0"}.prepare,
+	NoTransactions: driverWithoutTransactions,
+	Prepare:        nodeDriver{folder: "platformatic", needs: "Node.js 22.22 or newer", minNode: "22.22.0"}.prepare,
 }}
 
 // platformaticSettings spells the scenario's knobs as @platformatic/kafka's

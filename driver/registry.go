@@ -44,6 +44,11 @@ type Client struct {
 	// OnePerPartition makes the bundled producer keep one record per
 	// partition in flight (the reference producer).
 	OnePerPartition bool
+	// NoTransactions says why its driver runs no transactions (the
+	// client has no transactional producer, or kconform's driver does not
+	// drive it yet); "" when it takes the contract's transactional flags.
+	// A transactional scenario is NOT-APPLICABLE to it, with this reason.
+	NoTransactions string
 }
 
 // Family is a client library's setting dialect, shared by the drivers of
@@ -86,6 +91,10 @@ type Timer struct {
 	// is faithful.
 	StandsFor string
 }
+
+// driverWithoutTransactions is the reason given for a client that has a
+// transactional producer which kconform's driver does not drive yet.
+const driverWithoutTransactions = "the client has a transactional producer, but kconform's driver for it does not run transactions yet"
 
 // registry is every built-in driver, in the order kconform lists them:
 // the reference producer first, then by library (librdkafka's bindings

@@ -3,6 +3,8 @@ package driver
 import (
 	"bytes"
 	"context"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,30 +13,48 @@ import (
 	"github.com/kconform/kconform/verify"
 )
 
-// The in-process drivers take a transactional run's config as it is: the
-// reference producer and franz-go run transactions against kfake and pass
-// every check, the reference with one record per partition in flight.
-func TestInProcessDriversRunTransactions(t *testing.T) {
-	for _, name := range []string{Reference, FranzGo} {
-		t.Run(name, func(t *testing.T) {
-			d, err := Lookup(name)
+// TestTransactionalDriversAgainstKfake runs every driver that takes the
+// transactional flags through 10 transactions of 9 records against kfake,
+// every 2nd aborted, and judges its history with every check: it must
+// pass, with 10 transactions seen, 5 of them aborted, and a read_committed
+// read-back. The reference keeps one record per partition in flight. A
+// driver installed on first use is skipped without its runtime unless
+// KCONFORM_REQUIRE_CLIENTS=1 (make test).
+func TestTransactionalDriversAgainstKfake(t *testing.T) {
+	for _, c := range Clients() {
+		if c.NoTransactions != "" {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			if c.Prepare != nil && testing.Short() {
+				t.Skip("installs clients on first use")
+			}
+			d, err := Lookup(c.Name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := kfaketest.Cluster(t, 3)
-			cfg := producer.Config{Brokers: c.ListenAddrs(), Topic: kfaketest.Topic, Partitions: 3, Count: 90, RunID: "r1",
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+			defer cancel()
+			if err := d.Prepare(ctx, os.Stderr); err != nil {
+				if strings.Contains(err.Error(), "is not installed") && os.Getenv("KCONFORM_REQUIRE_CLIENTS") == "" {
+					t.Skip(err)
+				}
+				t.Fatal(err)
+			}
+			k := kfaketest.Cluster(t, 3)
+			cfg := producer.Config{Brokers: k.ListenAddrs(), Topic: kfaketest.Topic, Partitions: 3, Count: 90, RunID: "r1",
 				TransactionalID: "kc-r1", TransactionSize: 9, AbortEvery: 2}
 			var out, logs bytes.Buffer
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			if err := d.Run(ctx, cfg, d.Settings(cfg, nil), &out, &logs); err != nil {
-				t.Fatalf("run: %v\n%s", err, logs.String())
+			runCtx, stop := context.WithTimeout(ctx, 2*time.Minute)
+			defer stop()
+			if err := d.Run(runCtx, cfg, d.Settings(cfg, nil), &out, &logs); err != nil {
+				t.Fatalf("run: %v\n%s", err, tail(logs.String()))
 			}
-			h, v := kfaketest.Judge(t, c, "r1", out.Bytes(), nil, nil)
+			h, v := kfaketest.Judge(t, k, "r1", out.Bytes(), nil, nil)
 			if v.Grade != verify.Pass || v.Stats.Transactions != 10 || v.Stats.TxnAborted != 5 || h.ReadCommitted == nil {
-				t.Fatalf("%s (stats %+v)", v.Paragraph, v.Stats)
+				t.Fatalf("%s (stats %+v)\nlogs:\n%s", v.Paragraph, v.Stats, tail(logs.String()))
 			}
-			if name == Reference {
+			if c.OnePerPartition {
 				for _, b := range h.Log {
 					if !b.Control && b.Count != 1 {
 						t.Fatalf("partition %d offset %d: a batch of %d records: more than one record of a partition was in flight", b.Partition, b.BaseOffset, b.Count)
@@ -42,5 +62,19 @@ func TestInProcessDriversRunTransactions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Every driver says whether it runs transactions: one that does not gives
+// its reason, which a transactional scenario records as NOT-APPLICABLE.
+func TestNoTransactionsIsGiven(t *testing.T) {
+	for _, c := range Clients() {
+		if c.Prepare == nil && c.NoTransactions != "" {
+			t.Errorf("%s runs in process, where the bundled producer runs transactions", c.Name)
+		}
+	}
+	d, _ := Lookup("./my-producer --verbose")
+	if d.NoTransactions() != "" {
+		t.Error("a user's command line is taken at its word")
 	}
 }

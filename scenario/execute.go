@@ -114,13 +114,11 @@ func (s Scenario) Dir(slot Slot) string {
 func (s Scenario) Execute(ctx context.Context, slot Slot, progress io.Writer) (*Result, error) {
 	dir := s.Dir(slot)
 	at := s.For(slot.Coordinates)
-	if s.NotApplicable != nil {
-		if why := s.NotApplicable(at.Version, at.Mode); why != "" {
-			if err := artifacts.NotApplicable(dir, why); err != nil {
-				return nil, err
-			}
-			return &Result{Dir: dir, NotApplicable: why}, nil
+	if why := s.notApplicable(at); why != "" {
+		if err := artifacts.NotApplicable(dir, why); err != nil {
+			return nil, err
 		}
+		return &Result{Dir: dir, NotApplicable: why}, nil
 	}
 	c, err := fixtures.Start(ctx, s.Spec(at.Version, at.Mode), progress)
 	// A cluster that did not become ready in time (a loaded machine, many
@@ -153,6 +151,23 @@ func (s Scenario) Execute(ctx context.Context, slot Slot, progress io.Writer) (*
 		_ = c.SaveLogs(context.WithoutCancel(ctx), dir)
 	}
 	return res, nil
+}
+
+// notApplicable says why s cannot run at at, or "": the version or mode
+// lacks what it needs, or it is transactional and the driver runs no
+// transactions.
+func (s Scenario) notApplicable(at Coordinates) string {
+	if s.NotApplicable != nil {
+		if why := s.NotApplicable(at.Version, at.Mode); why != "" {
+			return why
+		}
+	}
+	if s.Producer.Transactional() {
+		if d, err := driver.Lookup(at.Client); err == nil && d.NoTransactions() != "" {
+			return at.Client + ": " + d.NoTransactions()
+		}
+	}
+	return ""
 }
 
 // RunError is a scenario run that could not finish (a driver that
