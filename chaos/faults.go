@@ -96,6 +96,19 @@ var FaultTypes = []FaultType{
 			}
 			return HoldPastEndTxn(args[0], p), nil
 		}},
+	{New: HoldAllPastEndTxn, Command: "hold-all-past-endtxn", Args: "TOPIC PARTITION DURATION", Records: actions(history.ActionHoldPastEndTxn, history.ActionForwardHeld), On: OnPartition,
+		Doc: "as hold-past-endtxn, for every produce request of the first producer it meets (its retries too) until that producer's EndTxn is answered, so the producer must abort; then pass them on in order, or DURATION after the first hold (KAFKA-17754)",
+		parse: func(args []string) (Step, error) {
+			p, err := partition(args[1])
+			if err != nil {
+				return nil, err
+			}
+			d, err := time.ParseDuration(args[2])
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("bound %q is not a duration such as 30s", args[2])
+			}
+			return HoldAllPastEndTxn(args[0], p, d), nil
+		}},
 	{New: Delay, Command: "delay", Args: "DURATION", Records: actions(history.ActionDelay, history.ActionHeal), On: OnTap,
 		Doc: "hold every answer for DURATION (0 ends it, recorded as a heal)",
 		parse: func(args []string) (Step, error) {

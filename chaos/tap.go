@@ -56,6 +56,19 @@ func HoldPastEndTxn(topic string, partition int32) Step {
 	}
 }
 
+// HoldAllPastEndTxn is HoldPastEndTxn for every produce request of the
+// first producer it meets, retries included, until that producer's EndTxn
+// is answered (see wiretap.Tap.HoldAllPastEndTxn): its batch cannot be
+// written in the transaction, so the producer aborts, and the requests
+// reach the broker after the abort. A producer that never gives up gets
+// them passed on bound after the first hold.
+func HoldAllPastEndTxn(topic string, partition int32, bound time.Duration) Step {
+	return func(_ context.Context, e *Env) error {
+		e.Tap.HoldAllPastEndTxn(cmp.Or(topic, e.Topic), partition, bound)
+		return nil
+	}
+}
+
 // Delay has the tap hold every answer for d before passing it on (0 ends
 // it; so does Heal).
 func Delay(d time.Duration) Step {

@@ -23,10 +23,15 @@ for version in "$@"; do
     exit 2
   fi
   image=kconform/kafka:$version
-  if [ "${KCONFORM_REBUILD:-0}" != 1 ] && docker image inspect "$image" >/dev/null 2>&1; then
+  # An image built from older recipes (another entrypoint) is rebuilt:
+  # its label names the recipes it was built from (docker.RecipeHash).
+  recipe=$(cat "$here"/kafka/{Dockerfile,entrypoint.sh,log4j.properties,log4j2.properties} | sha256sum | cut -c1-12)
+  built=$(docker image inspect -f '{{index .Config.Labels "org.kconform.recipe"}}' "$image" 2>/dev/null || true)
+  if [ "${KCONFORM_REBUILD:-0}" != 1 ] && [ "$built" = "$recipe" ]; then
     log "$image is already built"
     continue
   fi
+  [ -z "$built" ] || [ "$built" = "$recipe" ] || log "$image was built from older recipes ($built): rebuilding it"
   start=$(date +%s)
   "$here/kafka/resolve.sh" "$version" "$cache/kafka-$version"
   ctx=$(mktemp -d)
@@ -34,7 +39,7 @@ for version in "$@"; do
   cp "$here"/kafka/{Dockerfile,entrypoint.sh,log4j.properties,log4j2.properties} "$ctx/"
   log "building $image on $base..."
   if ! DOCKER_BUILDKIT=0 docker build -q --build-arg "BASE=$base" --build-arg "KAFKA_VERSION=$version" \
-        -t "$image" "$ctx" >"$ctx/build.log" 2>&1; then
+        --label "org.kconform.recipe=$recipe" -t "$image" "$ctx" >"$ctx/build.log" 2>&1; then
     log "docker build of $image failed: $(tail -n 3 "$ctx/build.log" | tr '\n' ' ')"
     rm -rf "$ctx"; exit 1
   fi

@@ -3,7 +3,9 @@ package docker
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
@@ -38,7 +40,7 @@ func EnsureKafkaImage(ctx context.Context, version string, progress io.Writer) (
 	image := KafkaImage(version)
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	if imageExists(ctx, image) {
+	if imageRecipe(ctx, image) == RecipeHash() {
 		return image, nil
 	}
 	dir, err := os.MkdirTemp("", "kconform-recipes-")
@@ -61,8 +63,30 @@ func EnsureKafkaImage(ctx context.Context, version string, progress io.Writer) (
 	return image, nil
 }
 
-func imageExists(ctx context.Context, image string) bool {
-	return exec.CommandContext(ctx, "docker", "image", "inspect", image).Run() == nil
+// RecipeHash names the recipes a Kafka image is built from (its
+// Dockerfile, entrypoint and logging settings), as build-kafka.sh labels
+// the image: an image built by an older kconform, with another entrypoint,
+// is rebuilt rather than run.
+func RecipeHash() string {
+	h := sha256.New()
+	for _, name := range []string{"Dockerfile", "entrypoint.sh", "log4j.properties", "log4j2.properties"} {
+		data, err := recipes.ReadFile("kafka/" + name)
+		if err != nil {
+			panic(err) // embedded: cannot happen
+		}
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// imageRecipe is the recipe label of image, or "" when it does not exist
+// or has none.
+func imageRecipe(ctx context.Context, image string) string {
+	out, err := exec.CommandContext(ctx, "docker", "image", "inspect", "-f", `{{index .Config.Labels "org.kconform.recipe"}}`, image).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // writeRecipes copies the embedded scripts to dir so a kconform binary built

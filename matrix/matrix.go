@@ -48,6 +48,11 @@ func Plan(kafkas, clients, scenarios []string, strict, realTime bool) ([]Job, er
 	var jobs []Job
 	for _, kv := range kafkas {
 		version, mode, _ := strings.Cut(kv, ":")
+		mode, tv, _ := strings.Cut(mode, ":")
+		level, err := TransactionVersion(tv)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", kv, err)
+		}
 		for _, c := range clients {
 			at, err := scenario.Resolve(version, mode, c)
 			if err != nil {
@@ -62,6 +67,9 @@ func Plan(kafkas, clients, scenarios []string, strict, realTime bool) ([]Job, er
 					s = s.WithRealTime()
 				}
 				s.Strict = strict
+				if level >= 0 {
+					s = s.WithTransactionVersion(level)
+				}
 				jobs = append(jobs, Job{Scenario: s, At: at})
 			}
 		}
@@ -70,6 +78,20 @@ func Plan(kafkas, clients, scenarios []string, strict, realTime bool) ([]Job, er
 		return nil, errors.New("nothing to run: give clients, scenarios and Kafka versions")
 	}
 	return jobs, nil
+}
+
+// TransactionVersion reads a transaction.version level as a Kafka
+// coordinate's third part gives it ("tv1" in 4.4.0:kraft:tv1) or as a
+// number, or -1 for "": the release's default.
+func TransactionVersion(s string) (int, error) {
+	if s == "" {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(s, "tv"))
+	if err != nil || n < 0 || n > 2 {
+		return 0, fmt.Errorf("%q is not a transaction version: use tv0, tv1 or tv2 (4.4.0:kraft:tv1)", s)
+	}
+	return n, nil
 }
 
 // Cell is one scenario for one client on one Kafka version, as
@@ -101,6 +123,10 @@ type Cell struct {
 	// run; a driver that ignores them is INCONCLUSIVE.
 	TransactionalID             string
 	TransactionSize, AbortEvery int
+	// TransactionVersion formats the cluster with this transaction.version
+	// level ("1" or "tv1", Scenario.WithTransactionVersion); "" keeps the
+	// release's.
+	TransactionVersion string
 }
 
 // Job resolves the cell into the job that runs it; an error says what in
@@ -144,6 +170,13 @@ func (c Cell) Job() (Job, error) {
 	}
 	if c.TransactionalID != "" {
 		s = s.WithTransactions(c.TransactionalID, c.TransactionSize, c.AbortEvery)
+	}
+	level, err := TransactionVersion(c.TransactionVersion)
+	if err != nil {
+		return Job{}, err
+	}
+	if level >= 0 {
+		s = s.WithTransactionVersion(level)
 	}
 	return Job{Scenario: s, At: at}, nil
 }

@@ -286,6 +286,24 @@ func Catalogue() []Scenario {
 			},
 		},
 		{
+			Name:        "txn-late-abort",
+			Fault:       "a transactional producer (transactions of 10 records, every 3rd aborted; request timeout 3 s, delivery timeout 10 s); the tap holds every produce request of its transaction for partition 0, retries included, neither answered nor passed on, until the producer's EndTxn has been answered: the batch cannot be written in its transaction, the producer gives up on it and aborts, and the held requests reach the broker after the abort, in the order they were sent",
+			Requirement: "Records of a transaction the producer aborted MUST NOT become visible to read_committed readers, even when a request of that transaction reaches the partition after the abort, and such a request MUST NOT leave a transaction open (the last stable offset passes it). A broker before KIP-890 writes it as an open transaction of the producer's epoch on that partition, which the producer's next transaction on it then commits or aborts (KAFKA-17754); KIP-890 part 1 lets it in only when the partition is already in the producer's next transaction; with transaction.version 2 the epoch bumped at the abort fences it.",
+			References:  []string{"KAFKA-17754 (a late produce request joins the next transaction, or hangs one)", "KIP-890 (transactions server-side defense)", "KIP-98"},
+			MustShow:    "a held produce request of the producer's transaction was passed on only after its EndTxn aborted that transaction",
+			Producer:    producer.Config{TransactionalID: "kconform-txn-late-abort", TransactionSize: 10, AbortEvery: 3, RequestTimeout: 3 * time.Second, DeliveryTimeout: 10 * time.Second},
+			// The producer must fail the held batch at its delivery
+			// timeout and abort: only then is its EndTxn answered and the
+			// held requests go on, after the abort.
+			Effects: []verify.Effect{verify.ForwardedAfterAbort()},
+			Schedule: []chaos.Step{
+				// A producer that never gives up on the batch gets it
+				// through after 30 s: no abort, INCONCLUSIVE.
+				chaos.HoldAllPastEndTxn("", 0, 30*time.Second),
+				chaos.Wait(40*time.Second, "the producer gives up on the held batch and aborts; the held requests follow"),
+			},
+		},
+		{
 			Name:        "leader-transition",
 			Fault:       "leadership of all 12 partitions moved to another broker (replica lists rotated, preferred leaders elected) five times under load (1,200 records/s), each time with the tap closing the new leader of partition 0's client connections at a moment a produce request to it is in flight",
 			Requirement: "When leadership moves while requests are in flight and a connection closes under them, a producer MUST NOT write a record twice: a request that may have been written is retried at its own sequence, never resent under a new epoch as new records.",

@@ -47,6 +47,10 @@ type Scenario struct {
 	Brokers, Partitions, MinInsync int
 	// BrokerConfig overrides broker settings for this scenario.
 	BrokerConfig map[string]string
+	// Features are cluster feature levels the cluster is formatted with
+	// (fixtures.Spec.Features): WithTransactionVersion sets
+	// transaction.version. A run checks the cluster finalized them.
+	Features map[string]int
 	// Producer tunes the bundled producer; brokers, topic, partitions and
 	// run id are filled in. Rate defaults to 200 records/s. Its timeouts,
 	// retries, linger and in-flight limit reach other drivers as their own
@@ -119,7 +123,7 @@ func (r *Result) OK() bool { return r.NotApplicable != "" || r.Run.OK }
 // Spec returns the cluster spec the scenario needs on version and mode.
 func (s Scenario) Spec(version string, mode fixtures.Mode) fixtures.Spec {
 	brokers, parts, isr := cmp.Or(s.Brokers, 3), cmp.Or(s.Partitions, 3), cmp.Or(s.MinInsync, 2)
-	return fixtures.Spec{Version: version, Mode: mode, Brokers: brokers, BrokerConfig: s.BrokerConfig,
+	return fixtures.Spec{Version: version, Mode: mode, Brokers: brokers, BrokerConfig: s.BrokerConfig, Features: s.Features,
 		Topics: []fixtures.Topic{{Name: Topic, Partitions: parts, MinInsyncReplicas: min(isr, brokers)}}}
 }
 
@@ -166,6 +170,17 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 	}
 	if err := drv.Prepare(ctx, progress); err != nil {
 		return nil, run, nil, err
+	}
+	// The feature levels in force are part of what was run: a
+	// transaction.version asked for must be the one the brokers use.
+	features, err := c.FinalizedFeatures(ctx)
+	if err != nil {
+		return nil, run, nil, err
+	}
+	for k, want := range s.Features {
+		if features[k] != want { // a level-0 feature is not listed
+			return nil, run, nil, fmt.Errorf("the cluster was formatted with %s=%d but its brokers finalized %v", k, want, features)
+		}
 	}
 	logf := func(f string, a ...any) { fmt.Fprintf(progress, f+"\n", a...) }
 	opts := []wiretap.Option{wiretap.WithLogf(logf)}
@@ -281,7 +296,7 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 		h.Killed = &history.Killed{At: killed.At, GraceMS: killed.Grace.Milliseconds()}
 	}
 	run = artifacts.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
-		ClientVersion: drv.Version(), Timing: artifacts.TimingOf(used, s.ClientDefaults), ClientDefaults: s.ClientDefaults, Settings: used, Commit: artifacts.Commit()}
+		ClientVersion: drv.Version(), Features: features, Timing: artifacts.TimingOf(used, s.ClientDefaults), ClientDefaults: s.ClientDefaults, Settings: used, Commit: artifacts.Commit()}
 	return h, run, warnings, nil
 }
 
@@ -441,6 +456,35 @@ func (s Scenario) WithTransactions(id string, size, abortEvery int) Scenario {
 		s.Variant = strings.TrimPrefix(s.Variant+"-transactional", "-")
 	}
 	s.Producer.TransactionalID, s.Producer.TransactionSize, s.Producer.AbortEvery = id, size, abortEvery
+	return s
+}
+
+// TransactionVersion is the cluster feature KIP-890 part 2 added: level 2
+// bumps the producer epoch at every transaction's end, level 1 keeps
+// KIP-890 part 1's partition verification only.
+const TransactionVersion = "transaction.version"
+
+// WithTransactionVersion returns the scenario on a cluster formatted with
+// transaction.version level (0, 1 or 2), as the variant "tv<level>"; it
+// does not apply before Kafka 4.0 or in ZooKeeper mode, where the release
+// fixes the transaction protocol.
+func (s Scenario) WithTransactionVersion(level int) Scenario {
+	s.Features = maps.Clone(s.Features)
+	if s.Features == nil {
+		s.Features = map[string]int{}
+	}
+	s.Features[TransactionVersion] = level
+	s.Variant = strings.TrimPrefix(s.Variant+"-tv"+strconv.Itoa(level), "-")
+	own := s.NotApplicable
+	s.NotApplicable = func(version string, mode fixtures.Mode) string {
+		if mode != fixtures.KRaft || !fixtures.AtLeast(version, 4, 0) {
+			return fmt.Sprintf("%s is a feature of Kafka 4.0+ in KRaft mode (KIP-890 part 2); Kafka %s in %s mode has its release's transaction protocol", TransactionVersion, version, mode)
+		}
+		if own != nil {
+			return own(version, mode)
+		}
+		return ""
+	}
 	return s
 }
 

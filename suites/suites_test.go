@@ -17,6 +17,11 @@ import (
 // TestSuites is the suites' entry: the process-wide set-up is made here,
 // not by the libraries.
 func TestSuites(t *testing.T) {
+	// The suites start Kafka clusters in Docker: `go test -short ./...`
+	// is the quick pass and must not (ginkgo and make run them).
+	if testing.Short() {
+		t.Skip("the suites start Kafka clusters: run them with ginkgo ./suites or make conformance")
+	}
 	fixtures.Setup()
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "kconform")

@@ -250,6 +250,30 @@ func ForwardedAfterEndTxn() Effect {
 	}
 }
 
+// ForwardedAfterAbort: as ForwardedAfterEndTxn, with that EndTxn an abort:
+// a request of an aborted transaction reached the broker after the abort,
+// KAFKA-17754's own sequence. Whatever the broker then did with it is for
+// the checks to judge.
+func ForwardedAfterAbort() Effect {
+	after := history.AfterEndTxn + " (abort)"
+	return Effect{
+		Requirement: fmt.Sprintf("a transactional produce request held by %q reached the broker only after its producer's EndTxn aborted the transaction", history.ActionHoldPastEndTxn),
+		prove: func(h *history.History) (string, bool) {
+			for i, f := range h.Faults {
+				if f.Action != history.ActionHoldPastEndTxn {
+					continue
+				}
+				for _, g := range h.Faults[i+1:] {
+					if g.Action == history.ActionForwardHeld && g.Target == f.Target && strings.Contains(g.Detail, after) {
+						return fmt.Sprintf("%q was passed on %.1f s after %q", g.String(), g.Time.Sub(f.Time).Seconds(), f.String()), true
+					}
+				}
+			}
+			return fmt.Sprintf("no request held by %q was passed on after its producer's EndTxn aborted", history.ActionHoldPastEndTxn), false
+		},
+	}
+}
+
 // RetriedAfterDrop: the tap dropped a produce answer after the broker
 // wrote the batch, and the client sent that batch again.
 func RetriedAfterDrop() Effect {

@@ -19,6 +19,15 @@ type rule struct {
 	// untilNext holds an injected error's answer until the client has
 	// sent its next produce request for the partition (HeldFor at most).
 	untilNext bool
+	// all makes a hold-past-endtxn rule hold every request of the first
+	// producer it meets (pid), retries included, until that producer's
+	// EndTxn is answered, instead of one request.
+	all bool
+	pid int64
+	// since is when an all rule held its first request; bound is how
+	// long after that it lets its requests go if EndTxn never comes.
+	since time.Time
+	bound time.Duration
 }
 
 // HeldFor bounds how long FailProducesUntilNext holds an answer waiting

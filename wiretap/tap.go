@@ -31,6 +31,11 @@ type Tap struct {
 	// endTxns are closed when a producer's EndTxn has been answered, for
 	// the produce requests held until then (HoldPastEndTxn), by producer id.
 	endTxns map[int64]chan struct{}
+	// endTxnKind is what each producer's answered EndTxn did ("commit"
+	// or "abort"); heldTail is the forward of its last held request, so
+	// that held requests reach the broker in the order they came.
+	endTxnKind map[int64]string
+	heldTail   map[int64]chan struct{}
 
 	nextConn atomic.Int64
 	logf     func(format string, args ...any)
@@ -248,6 +253,8 @@ type pending struct {
 	held      *rule
 	injected  *history.WireEvent
 	releaseAt time.Time
+	// endTxnCommit is whether that EndTxn commits.
+	endTxnCommit bool
 	// endTxn is the producer id of an EndTxn request, -1 for other
 	// requests: its answer releases produce requests held past it.
 	endTxn int64
@@ -349,17 +356,17 @@ func (t *Tap) fromClient(c *conn) error {
 		case kmsg.InitProducerID:
 			t.recordOn(c, history.WireEvent{Kind: history.InitProducerRequest, Time: now, CorrelationID: h.correlation})
 		case kmsg.EndTxn:
-			p.endTxn = endTxnProducer(h.version, body[h.bodyAt:])
+			p.endTxn, p.endTxnCommit = endTxnProducer(h.version, body[h.bodyAt:])
 		}
 		// A transactional produce request held past its producer's EndTxn
 		// waits in the queue unanswered: later answers on the connection
 		// wait behind it, as behind any request the broker is slow with.
 		if p != nil && p.produce != nil {
-			if r, pid := t.holdFor(p.produce); r != nil {
-				t.recordFault(history.Fault{Action: history.ActionHoldPastEndTxn, Target: fmt.Sprintf("%s-%d", r.topic, r.partition),
-					Detail: fmt.Sprintf("producer %d's request held until its EndTxn is answered", pid)})
+			if h := t.holdFor(p.produce); h != nil {
+				t.recordFault(history.Fault{Action: history.ActionHoldPastEndTxn, Target: fmt.Sprintf("%s-%d", h.rule.topic, h.rule.partition),
+					Detail: fmt.Sprintf("producer %d's request held until its EndTxn is answered", h.pid)})
 				t.enqueue(c, p)
-				go t.forwardAfterEndTxn(c, r, append([]byte(nil), body...), pid)
+				go t.forwardAfterEndTxn(c, h, append([]byte(nil), body...))
 				continue
 			}
 		}
@@ -466,7 +473,7 @@ func (t *Tap) fromUpstream(c *conn) error {
 			return err
 		}
 		if p.endTxn >= 0 {
-			t.endTxnAnswered(p.endTxn)
+			t.endTxnAnswered(p.endTxn, p.endTxnCommit)
 		}
 		if p.drop {
 			// The client must not get later answers before this one:

@@ -3,6 +3,7 @@ package wiretap
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,10 +33,31 @@ func (t *Tap) HoldPastEndTxn(topic string, partition int32) {
 	t.addRule(&rule{action: history.ActionHoldPastEndTxn, topic: topic, partition: partition, remaining: 1})
 }
 
-// holdFor finds and uses up a hold-past-endtxn rule matching req with a
-// transactional batch for the rule's partition; it returns that batch's
-// producer id.
-func (t *Tap) holdFor(req *kmsg.ProduceRequest) (*rule, int64) {
+// HoldAllPastEndTxn is HoldPastEndTxn for every produce request of the
+// first producer whose transactional batch for topic's partition it meets,
+// its retries included, until that producer's EndTxn is answered: the
+// batch never reaches the broker in its transaction, so the producer
+// must give up on it and abort, and the requests arrive after the abort
+// (KAFKA-17754's own sequence). They are passed on in the order they came.
+// A producer that never gives up on a batch (it cannot know whether it
+// was written) would wait forever: bound after the first hold, the
+// requests go on, and the record says EndTxn never came.
+func (t *Tap) HoldAllPastEndTxn(topic string, partition int32, bound time.Duration) {
+	t.addRule(&rule{action: history.ActionHoldPastEndTxn, topic: topic, partition: partition, remaining: 1, all: true, bound: bound})
+}
+
+// held is one produce request a hold-past-endtxn rule holds: its rule,
+// its producer, and its place in that producer's queue of held requests.
+type held struct {
+	rule       *rule
+	pid        int64
+	prev, done chan struct{}
+}
+
+// holdFor finds a hold-past-endtxn rule matching req with a transactional
+// batch for the rule's partition, and uses it up unless it holds every
+// request of its producer until the EndTxn.
+func (t *Tap) holdFor(req *kmsg.ProduceRequest) *held {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for i, r := range t.rules {
@@ -43,19 +65,27 @@ func (t *Tap) holdFor(req *kmsg.ProduceRequest) (*rule, int64) {
 			continue
 		}
 		pid, ok := transactionalBatch(req, r.topic, r.partition, t.topicIDs)
-		if !ok {
+		if !ok || (r.all && r.pid != 0 && r.pid != pid) {
 			continue
 		}
-		t.rules = append(t.rules[:i], t.rules[i+1:]...)
+		if r.all {
+			if r.pid == 0 {
+				r.pid, r.since = pid, time.Now() // removed when that producer's EndTxn is answered
+			}
+		} else {
+			t.rules = append(t.rules[:i], t.rules[i+1:]...)
+		}
 		if t.endTxns == nil {
-			t.endTxns = map[int64]chan struct{}{}
+			t.endTxns, t.heldTail = map[int64]chan struct{}{}, map[int64]chan struct{}{}
 		}
 		if t.endTxns[pid] == nil {
 			t.endTxns[pid] = make(chan struct{})
 		}
-		return r, pid
+		h := &held{rule: r, pid: pid, prev: t.heldTail[pid], done: make(chan struct{})}
+		t.heldTail[pid] = h.done
+		return h
 	}
-	return nil, 0
+	return nil
 }
 
 // transactionalBatch tells whether req carries a transactional batch for
@@ -84,24 +114,38 @@ func transactionalBatch(req *kmsg.ProduceRequest, topic string, partition int32,
 
 // endTxnAnswered notes that the broker's answer to producer pid's EndTxn
 // has gone to the client: a produce request held for it may go on.
-func (t *Tap) endTxnAnswered(pid int64) {
+func (t *Tap) endTxnAnswered(pid int64, commit bool) {
 	t.mu.Lock()
 	ch := t.endTxns[pid]
 	delete(t.endTxns, pid)
+	if ch != nil {
+		if t.endTxnKind == nil {
+			t.endTxnKind = map[int64]string{}
+		}
+		t.endTxnKind[pid] = map[bool]string{true: "commit", false: "abort"}[commit]
+		kept := t.rules[:0]
+		for _, r := range t.rules {
+			if !(r.all && r.pid == pid) {
+				kept = append(kept, r)
+			}
+		}
+		t.rules = kept
+	}
 	t.mu.Unlock()
 	if ch != nil {
 		close(ch)
 	}
 }
 
-// endTxnProducer is the producer id of an EndTxn request body, or -1.
-func endTxnProducer(version int16, body []byte) int64 {
+// endTxnProducer is the producer id of an EndTxn request body (or -1)
+// and whether it commits.
+func endTxnProducer(version int16, body []byte) (int64, bool) {
 	req := kmsg.NewPtrEndTxnRequest()
 	req.Version = version
 	if err := req.ReadFrom(body); err != nil {
-		return -1
+		return -1, false
 	}
-	return req.ProducerID
+	return req.ProducerID, req.Commit
 }
 
 // forwardAfterEndTxn waits until producer pid's EndTxn has been answered
@@ -109,15 +153,30 @@ func endTxnProducer(version int16, body []byte) int64 {
 // the client still has it open, its answer then going to the client as
 // any other; else on a fresh connection to the broker, whose answer only
 // the record shows.
-func (t *Tap) forwardAfterEndTxn(c *conn, r *rule, body []byte, pid int64) {
+func (t *Tap) forwardAfterEndTxn(c *conn, h *held, body []byte) {
+	defer close(h.done)
+	r, pid := h.rule, h.pid
 	t.mu.Lock()
 	ch := t.endTxns[pid]
 	t.mu.Unlock()
 	how := history.AfterEndTxn
+	bound, wait := EndTxnBound, EndTxnBound
+	if r.all && r.bound > 0 {
+		bound, wait = r.bound, time.Until(r.since.Add(r.bound))
+	}
 	select {
 	case <-ch:
-	case <-time.After(EndTxnBound):
-		how = fmt.Sprintf("its EndTxn not answered within %s", EndTxnBound)
+		t.mu.Lock()
+		how += " (" + t.endTxnKind[pid] + ")"
+		t.mu.Unlock()
+	case <-time.After(wait):
+		how = fmt.Sprintf("its EndTxn not answered within %s", bound)
+		t.mu.Lock()
+		t.rules = slices.DeleteFunc(t.rules, func(x *rule) bool { return x == r })
+		t.mu.Unlock()
+	}
+	if h.prev != nil {
+		<-h.prev
 	}
 	target := fmt.Sprintf("%s-%d", r.topic, r.partition)
 	if _, err := c.upstream.Write(frame(body)); err == nil {

@@ -1,6 +1,8 @@
 package wiretap
 
 import (
+	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +49,7 @@ func TestTapHoldPastEndTxn(t *testing.T) {
 	if fwd == nil {
 		t.Fatalf("the held request was never forwarded: %v", tap.Faults())
 	}
-	if !fwd.Time.After(held.Time) || !fwd.Repair || !strings.Contains(fwd.Detail, "after its EndTxn was answered") {
+	if !fwd.Time.After(held.Time) || !fwd.Repair || !strings.Contains(fwd.Detail, "after its EndTxn was answered (commit)") {
 		t.Errorf("hold %v at %s, forward %v at %s: want the forward after EndTxn's answer", held, held.Time, fwd, fwd.Time)
 	}
 	if r := verify.ForwardedAfterEndTxn().Prove(&history.History{Faults: tap.Faults()}); !r.Shown {
@@ -57,4 +59,86 @@ func TestTapHoldPastEndTxn(t *testing.T) {
 		t.Errorf("a hold never forwarded shows the effect: %s", r.Evidence)
 	}
 	t.Logf("%v; %v", held, fwd)
+}
+
+// txn-late-abort's effect needs a held request passed on after an EndTxn
+// that aborted: one passed on after a commit, or at the bound, shows
+// nothing.
+func TestForwardedAfterAbortNeedsTheAbort(t *testing.T) {
+	at := time.Now()
+	hold := history.Fault{Action: history.ActionHoldPastEndTxn, Target: "t-0", Time: at, Detail: "producer 1's request held until its EndTxn is answered"}
+	after := func(how string) []history.Fault {
+		return []history.Fault{hold, {Action: history.ActionForwardHeld, Target: "t-0", Time: at.Add(time.Second), Repair: true,
+			Detail: "producer 1 " + how + "; on the client's connection"}}
+	}
+	if r := verify.ForwardedAfterAbort().Prove(&history.History{Faults: after(history.AfterEndTxn + " (abort)")}); !r.Shown {
+		t.Errorf("a forward after the abort: %s", r.Evidence)
+	}
+	for _, how := range []string{history.AfterEndTxn + " (commit)", "its EndTxn not answered within 30s"} {
+		if r := verify.ForwardedAfterAbort().Prove(&history.History{Faults: after(how)}); r.Shown {
+			t.Errorf("a forward %q shows the abort effect: %s", how, r.Evidence)
+		}
+	}
+}
+
+// HoldAllPastEndTxn holds the batch's retries too (franz-go retries after
+// its request timeout plus 10 s of overhead). franz-go never gives up
+// on a batch that may have been written, so its transaction cannot end:
+// at the bound the hold lets the requests go although EndTxn never came,
+// so the producer is not held forever, and the effect does not show.
+func TestTapHoldAllPastEndTxnBound(t *testing.T) {
+	_, tap := tapped(t, 1)
+	tap.HoldAllPastEndTxn(kfaketest.Topic, 0, 13*time.Second)
+	runHeld(t, tap, 15*time.Second)
+	holds, fwds := heldAndForwarded(t, tap)
+	if len(holds) < 2 {
+		t.Errorf("want the request and its retries held, got %v", holds)
+	}
+	for _, f := range fwds {
+		if !strings.Contains(f.Detail, "not answered within 13s") {
+			t.Errorf("passed on before the bound: %v", f)
+		}
+	}
+	if r := verify.ForwardedAfterAbort().Prove(&history.History{Faults: tap.Faults()}); r.Shown {
+		t.Errorf("the effect shows without an abort: %s", r.Evidence)
+	}
+}
+
+// runHeld runs the transactional bundled producer on one partition through
+// tap for d, then stops it.
+func runHeld(t *testing.T, tap *Tap, d time.Duration) {
+	t.Helper()
+	cfg := producer.Config{Brokers: tap.Addrs(), Topic: kfaketest.Topic, RunID: "tap", Partitions: 1, Rate: 100,
+		RequestTimeout: time.Second, TransactionalID: "kc-hold-all", TransactionSize: 10}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	if _, err := producer.Run(ctx, cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// heldAndForwarded waits until every request the tap held has been passed
+// on and returns the holds and the forwards.
+func heldAndForwarded(t *testing.T, tap *Tap) (holds, fwds []history.Fault) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		holds, fwds = nil, nil
+		for _, f := range tap.Faults() {
+			switch f.Action {
+			case history.ActionHoldPastEndTxn:
+				holds = append(holds, f)
+			case history.ActionForwardHeld:
+				fwds = append(fwds, f)
+			}
+		}
+		if (len(holds) > 0 && len(fwds) == len(holds)) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(holds) == 0 || len(fwds) != len(holds) {
+		t.Fatalf("%d held, %d passed on: %v", len(holds), len(fwds), tap.Faults())
+	}
+	return holds, fwds
 }

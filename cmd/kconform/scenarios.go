@@ -53,9 +53,10 @@ func runRun(ctx context.Context, args []string) error {
 	fs.BoolVar(&c.Strict, "strict", strictDefault(), "a NON-STRICT verdict fails the run too (env KCONFORM_STRICT=1)")
 	fs.BoolVar(&c.RealTime, "real-time", false, "the scenario as users meet it: the real outage its compressed timers stand for (the seed: 20 minutes down) and every client setting at the client's default")
 	fs.Func("set", "a client setting key=value in the client's own names, added to the scenario's (repeatable; recorded as added)", cli.KeyValue(c.Added))
-	fs.StringVar(&c.TransactionalID, "transactional-id", "", "run the scenario's workload in transactions with this transactional.id, judged by the transaction checks (a driver without transactions is INCONCLUSIVE)")
+	fs.StringVar(&c.TransactionalID, "transactional-id", "", "run the scenario's workload in transactions with this transactional.id, judged by the transaction checks (NOT-APPLICABLE for a driver without transactions)")
 	fs.IntVar(&c.TransactionSize, "transaction-size", 0, "with --transactional-id: records per transaction (default 10)")
 	fs.IntVar(&c.AbortEvery, "abort-every", 0, "with --transactional-id: abort every n-th transaction on purpose; 0 never")
+	fs.StringVar(&c.TransactionVersion, "transaction-version", "", "format the cluster with this transaction.version (0, 1 or 2; KIP-890 part 2 is 2), Kafka 4.0+ in KRaft mode; default: the release's")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
@@ -92,7 +93,7 @@ func runMatrix(ctx context.Context, args []string) error {
 	c := matrix.Campaign{Options: matrix.Options{Progress: os.Stderr}, Table: os.Stdout}
 	clients := fs.String("clients", "reference,franz-go,librdkafka-1.8.2,librdkafka,java-4.x", "drivers, comma-separated")
 	names := fs.String("scenarios", strings.Join(scenario.MatrixNames(), ","), "scenarios, comma-separated (the transactional ones by name)")
-	kafkas := fs.String("kafka", "2.8.2:zk", "Kafka versions, comma-separated, each optionally :zk or :kraft; 4.x is the newest 4 (also 3.x, 2.x)")
+	kafkas := fs.String("kafka", "2.8.2:zk", "Kafka versions, comma-separated, each optionally :zk or :kraft, and :tv0/:tv1/:tv2 for a transaction.version (4.4.0:kraft:tv1); 4.x is the newest 4 (also 3.x, 2.x)")
 	fs.StringVar(&c.Options.Root, "artifacts", "artifacts", "folder for histories, verdicts, logs and the matrix")
 	fs.IntVar(&c.Options.Repeat, "repeat", 1, "runs per cell, each on a fresh cluster")
 	fs.IntVar(&c.Options.MinRuns, "min-runs", 0, "top every cell up to this many runs, counting those its record in --results holds (passes too); a cell that has them is not run")

@@ -54,7 +54,12 @@ case "$role" in
       dir=$(prop log.dirs)
       if [ ! -f "$dir/meta.properties" ]; then
         echo "kconform: formatting KRaft storage in $dir (cluster $KCONFORM_CLUSTER_ID)"
-        java "${jvm[@]}" kafka.tools.StorageTool format -t "$KCONFORM_CLUSTER_ID" -c "$conf" --ignore-formatted
+        # KCONFORM_FEATURES: feature levels to format with (4.0+), e.g.
+        # "transaction.version=1"; empty keeps the release's defaults.
+        features=()
+        for f in ${KCONFORM_FEATURES:-}; do features+=(--feature "$f"); done
+        [ ${#features[@]} = 0 ] || echo "kconform: formatting with features ${KCONFORM_FEATURES}"
+        java "${jvm[@]}" kafka.tools.StorageTool format -t "$KCONFORM_CLUSTER_ID" -c "$conf" --ignore-formatted "${features[@]}"
       fi
     fi
     if [ "$role" = broker ] && [ -z "${KCONFORM_CLUSTER_ID:-}" ]; then

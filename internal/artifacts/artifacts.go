@@ -34,12 +34,15 @@ type Run struct {
 	Scenario string `json:"scenario"`
 	Client   string `json:"client"`
 	// ClientVersion is the client library's version, when kconform knows it.
-	ClientVersion string    `json:"client_version,omitempty"`
-	Kafka         string    `json:"kafka"`
-	Mode          string    `json:"mode"`
-	RunID         string    `json:"run_id"`
-	Started       time.Time `json:"started"`
-	Seconds       float64   `json:"seconds"`
+	ClientVersion string `json:"client_version,omitempty"`
+	Kafka         string `json:"kafka"`
+	Mode          string `json:"mode"`
+	// Features are the cluster's finalized feature levels (ApiVersions),
+	// transaction.version among them on Kafka 4.0+.
+	Features map[string]int `json:"features,omitempty"`
+	RunID    string         `json:"run_id"`
+	Started  time.Time      `json:"started"`
+	Seconds  float64        `json:"seconds"`
 	// Timing is TimingCompressed, TimingScenarioTimeouts or
 	// TimingDefaults (TimingOf the settings); Settings every client
 	// setting the run gave, with its kind (others are the client's own
