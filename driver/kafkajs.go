@@ -24,13 +24,12 @@ var kafkaJSFamily = &Family{
 }
 
 var kafkaJSClients = []Client{{
-	Name:           KafkaJS,
-	Family:         kafkaJSFamily,
-	Version:        "kafkajs " + KafkaJSVersion,
-	About:          "KafkaJS (pure JavaScript) with idempotent: true and maxInFlightRequests: 1 (what its Transactions guide gives for exactly-once; its Producing guide asks no in-flight limit of the idempotent producer); at most one send() per partition under way, holding every record queued since the last, as KafkaJS rejects a send across brokers as a whole; driver.sendBatch=true sends every partition in one sendBatch() instead (producer/kafkajs)",
-	InstalledFrom:  "npm",
-	NoTransactions: driverWithoutTransactions,
-	Prepare:        nodeDriver{folder: "kafkajs", needs: "Node.js 18 or newer"}.prepare,
+	Name:          KafkaJS,
+	Family:        kafkaJSFamily,
+	Version:       "kafkajs " + KafkaJSVersion,
+	About:         "KafkaJS (pure JavaScript) with idempotent: true and maxInFlightRequests: 1 (what its Transactions guide gives for exactly-once; its Producing guide asks no in-flight limit of the idempotent producer); at most one send() per partition under way, holding every record queued since the last, as KafkaJS rejects a send across brokers as a whole; driver.sendBatch=true sends every partition in one sendBatch() instead (producer/kafkajs)",
+	InstalledFrom: "npm",
+	Prepare:       nodeDriver{folder: "kafkajs", needs: "Node.js 18 or newer"}.prepare,
 }}
 
 // kafkaJSSettings spells the scenario's knobs as KafkaJS's settings.

@@ -30,12 +30,11 @@ var platformaticClients = []Client{{
 	Name:          Platformatic,
 	Family:        platformaticFamily,
 	Version:       "@platformatic/kafka " + PlatformaticVersion,
-	About:         "@platformatic/kafka (pure JavaScript) with idempotent: true, which forces one request in flight per broker connection, acks -1 and unlimited retries; it takes a new producer id after a send fails for good, and sends a batch again under a new one on OUT_OF_ORDER_SEQUENCE_NUMBER or UNKNOWN_PRODUCER_ID; it does not batch (each send() is one Produce request per leader), so each partition has at most one send() under way holding every record queued since the last (producer/platformatic)",
+	About:         "@platformatic/kafka (pure JavaScript) with idempotent: true, which forces one request in flight per broker connection, acks -1 and unlimited retries; it takes a new producer id after a send fails for good, and sends a batch again under a new one on OUT_OF_ORDER_SEQUENCE_NUMBER or UNKNOWN_PRODUCER_ID; it does not batch (each send() is one Produce request per leader), so each partition has at most one send() under way holding every record queued since the last; in a transaction one send() is under way at a time for every partition, as it loses the partitions of concurrent sends (producer/platformatic)",
 	InstalledFrom: "npm",
 	// Its engines field asks Node.js 22.22 (it calls
 	// Promise.withResolvers, which Node.js 20 lacks).
-	NoTransactions: driverWithoutTransactions,
-	Prepare:        nodeDriver{folder: "platformatic", needs: "Node.js 22.22 or newer", minNode: "22.22.0"}.prepare,
+	Prepare: nodeDriver{folder: "platformatic", needs: "Node.js 22.22 or newer", minNode: "22.22.0"}.prepare,
 }}
 
 // platformaticSettings spells the scenario's knobs as @platformatic/kafka's

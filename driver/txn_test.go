@@ -29,6 +29,9 @@ func TestTransactionalDriversAgainstKfake(t *testing.T) {
 			if c.Prepare != nil && testing.Short() {
 				t.Skip("installs clients on first use")
 			}
+			if why := kfakeServesNoTransactions[c.Name]; why != "" {
+				t.Skip(why)
+			}
 			d, err := Lookup(c.Name)
 			if err != nil {
 				t.Fatal(err)
@@ -63,6 +66,22 @@ func TestTransactionalDriversAgainstKfake(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kfakeServesNoTransactions says, for a client whose transactions the
+// kfake that go.mod pins cannot serve, which requests it mis-serves. Its
+// transactions are judged on real Kafka only.
+var kfakeServesNoTransactions = map[string]string{
+	// InitProducerId and AddPartitionsToTxn as kfake
+	// v0.0.0-20260918054303-01f206a7e32c answers them.
+	Platformatic: "kfake cannot serve @platformatic/kafka 2.12.1's transactions: " +
+		// dist/clients/producer/producer.js:550.
+		"(1) its InitProducerId (v5) for a new transactional id gives producer id 0 and epoch 0 rather than -1 and -1, " +
+		"which kfake (txns.go:224-228) answers INVALID_PRODUCER_ID_MAPPING as it knows no producer 0, " +
+		"where Kafka's TransactionCoordinator takes any producer id and epoch for a transactional id it has just created (its epoch is -1); " +
+		"(2) kfake offers AddPartitionsToTxn v0-5 (24_add_partitions_to_txn.go: regKey(24, 0, 5)) but reads only the v0-3 fields, " +
+		"so the client's v5 request, whose transactions come in its Transactions array, gets an empty answer without error and adds no partition, " +
+		"and its Produce (v11, before KIP-890's implicit add) then fails INVALID_TXN_STATE (00_produce.go:230)",
 }
 
 // Every driver says whether it runs transactions: one that does not gives

@@ -20,11 +20,29 @@
 // (metadataMaxAge, retryDelay, requestTimeout, timeout, retries, ...),
 // nested with dots (tls.rejectUnauthorized); values are read as JSON
 // (numbers, booleans) or else as strings.
+//
+// Given --transactional-id (with --transaction-size and --abort-every) it
+// runs transactions as contract.js's runTransactions has it, with the
+// Producer's transactionalId: beginTransaction() begins each (its first
+// also asks for the producer id), the Transaction's send() carries its
+// records, and its commit() or abort() ends it. One send() is under way
+// at a time, holding every record queued since the last, of every
+// partition: the client adds a send's partitions to the transaction
+// (AddPartitionsToTxn) through a deduplicated operation that answers
+// concurrent calls with the first one's outcome, so of several sends at
+// once only the first one's partitions join it and the others' records
+// fail INVALID_TXN_STATE (or, on a broker that does not check, are written
+// outside it). That is dist/clients/producer/producer.js:387
+// (kPerformDeduplicated('addPartitionsToTransaction')) with
+// dist/clients/producer/transaction.js:86-90, which marks the partitions
+// added all the same, at 2.12.1. The driver's one setting,
+// driver.sendPerPartition=true, sends as in an idempotent run instead, one
+// send() per partition under way, the path of that bug.
 'use strict'
 const path = require('node:path')
 const { pathToFileURL } = require('node:url')
 
-const { PAYLOAD_PREFIX, parseArgs, settingValue, put, emit } = require('../js/contract.js')
+const { PAYLOAD_PREFIX, STOP_GRACE_MS, parseArgs, settingValue, put, emit, runTransactions } = require('../js/contract.js')
 const QUEUE_LIMIT = 10000 // records waiting per partition before the generator waits, like a client's buffer
 
 function options(a) {
@@ -32,12 +50,17 @@ function options(a) {
     clientId: 'kconform', bootstrapBrokers: a.brokers.split(','),
     idempotent: true, acks: -1, autocreateTopics: false,
   }
+  if (a.transactionalId) opts.transactionalId = a.transactionalId
+  const driver = { sendPerPartition: false }
   for (const kv of a.set) {
     const i = kv.indexOf('=')
     if (i <= 0) throw new Error(`--set ${kv}: want key=value`)
-    put(opts, kv.slice(0, i), settingValue(kv.slice(i + 1)))
+    const key = kv.slice(0, i); const value = settingValue(kv.slice(i + 1))
+    if (key === 'driver.sendPerPartition') driver.sendPerPartition = value === true || value === 'true'
+    else if (key.startsWith('driver.')) throw new Error(`--set ${kv}: the driver's only own setting is driver.sendPerPartition`)
+    else put(opts, key, value)
   }
-  return opts
+  return { opts, driver }
 }
 
 function log(msg) {
@@ -79,7 +102,7 @@ function errorMessage(err) {
 
 async function main() {
   const a = parseArgs(process.argv.slice(2))
-  const opts = options(a)
+  const { opts, driver } = options(a)
   // The package is an ES module, found on NODE_PATH (the install in
   // kconform's cache): resolve it as CommonJS does, then import it.
   const entry = require.resolve('@platformatic/kafka')
@@ -107,6 +130,11 @@ async function main() {
   process.on('SIGINT', stop)
 
   let sent = 0; let acked = 0
+  // What sends: the producer, or in a transactional run the transaction
+  // under way (tx) until its ending begins, and nothing between
+  // transactions.
+  let sender = a.transactionalId ? null : producer
+  let tx = null
   let pid = ''
   const notePid = () => {
     const now = `${producer.producerId}/${producer.producerEpoch}`
@@ -123,21 +151,57 @@ async function main() {
     const found = res && res.offsets && res.offsets.find(o => o.topic === a.topic && o.partition === part)
     for (let i = 0; i < recs.length; i++) {
       const r = recs[i]
-      const base = { topic: a.topic, partition: part, counter: r.counter, run_id: a.runId, value: r.value }
+      const base = { topic: a.topic, partition: part, counter: r.counter, run_id: a.runId, value: r.value, txn: r.txn }
       if (err) {
         emit({ name: 'producer_send_error', ...base, exception: errorName(err), message: errorMessage(err) })
       } else {
         acked++
         emit({ name: 'producer_send_success', ...base, offset: found ? Number(found.offset) + i : -1 })
       }
+      if (r.settle) r.settle(err)
     }
   }
 
+  // In a transactional run, one send() under way for every partition,
+  // marked busy on each partition it carries (see the top of the file).
+  let txnBusy = null
+  const flushTxn = () => {
+    if (txnBusy) return
+    if (!sender) return
+    const carried = []
+    for (let p = 0; p < a.partitions; p++) {
+      if (queues[p].length) { carried.push([p, queues[p]]); inFlight[p] = queues[p]; queues[p] = [] }
+    }
+    if (carried.length === 0) return
+    txnBusy = sender.send({
+      messages: carried.flatMap(([p, recs]) => recs.map(r => ({ topic: a.topic, partition: p, value: Buffer.from(r.value) }))),
+    }).then(res => {
+      for (const [p, recs] of carried) outcome(p, recs, null, res)
+    }, err => {
+      // A send fails as a whole, but its error keeps the offsets of the
+      // partitions whose leaders wrote them.
+      const produced = err && err.produced
+      for (const [p, recs] of carried) {
+        const written = produced && produced.offsets && produced.offsets.some(o => o.topic === a.topic && o.partition === p)
+        if (written) outcome(p, recs, null, produced)
+        else outcome(p, recs, err)
+      }
+    }).finally(() => {
+      for (const [p] of carried) { busy[p] = null; inFlight[p] = null }
+      txnBusy = null
+      flushTxn()
+      room()
+    })
+    for (const [p] of carried) busy[p] = txnBusy
+  }
+
   const flush = (part) => {
+    if (!sender) return
+    if (a.transactionalId && !driver.sendPerPartition) return flushTxn()
     if (busy[part] || queues[part].length === 0) return
     const recs = queues[part]; queues[part] = []
     inFlight[part] = recs
-    busy[part] = producer.send({
+    busy[part] = sender.send({
       messages: recs.map(r => ({ topic: a.topic, partition: part, value: Buffer.from(r.value) })),
     }).then(res => outcome(part, recs, null, res), err => outcome(part, recs, err)).finally(() => {
       busy[part] = null
@@ -147,17 +211,52 @@ async function main() {
     })
   }
 
+  // drain sends every queued record and waits for every send under way to
+  // settle, or until deadline() passes.
+  const drain = async deadline => {
+    for (;;) {
+      for (let p = 0; p < a.partitions; p++) flush(p)
+      const pending = busy.filter(Boolean)
+      const left = deadline() - Date.now()
+      if (pending.length === 0 || left < 0) return
+      // A second at most, so that a deadline moved closer (the stop) counts.
+      await Promise.race([Promise.allSettled(pending), new Promise(r => setTimeout(r, Math.min(left, 1000)))])
+    }
+  }
+
   // The producer id is asked for before the first record, as KafkaJS's
-  // connect() does; a send would ask for it otherwise.
-  await Promise.race([producer.initIdempotentProducer({}), stopped])
-  if (!stopping) notePid()
+  // connect() does; a send would ask for it otherwise. A transactional
+  // producer's comes with its first beginTransaction().
+  if (!a.transactionalId) {
+    await Promise.race([producer.initIdempotentProducer({}), stopped])
+    if (!stopping) notePid()
+  }
   log(`@platformatic/kafka ${version}, node ${process.version}`)
   emit({ name: 'startup_complete' })
+
+  if (a.transactionalId) {
+    await runTransactions(a, {
+      begin: async () => { tx = await producer.beginTransaction(); sender = tx; notePid() },
+      send: r => {
+        queues[r.partition].push(r)
+        sent++
+        flush(r.partition)
+      },
+      flush: drain,
+      // A transaction's sends end where its ending begins: a send
+      // settling meanwhile leaves what is queued unsent.
+      commit: () => { sender = null; return tx.commit() },
+      abort: () => { sender = null; return tx.abort() },
+      describe: err => ({ exception: errorName(err), message: errorMessage(err) }),
+      fenced: err => ['PRODUCER_FENCED', 'INVALID_PRODUCER_EPOCH', 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED'].includes(errorName(err)),
+      stopped: () => false,
+    })
+  }
 
   const counters = new Array(a.partitions).fill(0)
   const interval = a.rate > 0 ? 1000 / a.rate : 0
   const start = Date.now()
-  for (let i = 0; !stopping && (a.count === 0 || i < a.count); i++) {
+  for (let i = 0; !stopping && !a.transactionalId && (a.count === 0 || i < a.count); i++) {
     const part = i % a.partitions
     while (queues[part].length >= QUEUE_LIMIT && !stopping) {
       await new Promise(r => { roomWait = r })
@@ -178,13 +277,12 @@ async function main() {
       await new Promise(r => setImmediate(r))
     }
   }
-  // Records under way still get their outcome, within kconform's stop grace.
-  const deadline = Date.now() + 20000
-  for (;;) {
-    for (let p = 0; p < a.partitions; p++) flush(p)
-    const pending = busy.filter(Boolean)
-    if (pending.length === 0 || Date.now() > deadline) break
-    await Promise.race([Promise.allSettled(pending), new Promise(r => setTimeout(r, deadline - Date.now()))])
+  // Records under way still get their outcome, within kconform's stop
+  // grace. A transactional run gave its records theirs before each
+  // transaction ended: what is left it must not send outside one.
+  if (!a.transactionalId) {
+    const deadline = Date.now() + STOP_GRACE_MS
+    await drain(() => deadline)
   }
   for (let p = 0; p < a.partitions; p++) {
     if (queues[p].length) outcome(p, queues[p], { name: 'NotSent', message: 'not sent before the stop' })
@@ -194,7 +292,7 @@ async function main() {
     queues[p] = []
     // A send() still unsettled: its records have no outcome, and say so.
     for (const r of inFlight[p] || []) {
-      emit({ name: 'producer_send_pending', topic: a.topic, partition: p, counter: r.counter, run_id: a.runId, value: r.value })
+      emit({ name: 'producer_send_pending', topic: a.topic, partition: p, counter: r.counter, run_id: a.runId, value: r.value, txn: r.txn })
     }
     inFlight[p] = null
   }
