@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -50,8 +51,11 @@ func goBuild(dir, binary string) func(context.Context, string, io.Writer) ([]str
 
 // cargoBuild builds a Rust driver crate under root with cargo, as pinned
 // by its Cargo.lock, into the cache on first use (crates from crates.io),
-// and returns its binary. The cache folder is keyed by the crate's
-// manifest, lock file and sources, so an edited driver is rebuilt.
+// and returns its binary. The binary's folder is keyed by the crate's
+// manifest, lock file and sources, so an edited driver is rebuilt; cargo's
+// build folder is keyed by the manifest and lock file alone and kept, so
+// that an edit of the driver's sources recompiles only the driver (seconds)
+// and not librdkafka (minutes).
 func cargoBuild(dir, binary string) func(context.Context, string, io.Writer) ([]string, error) {
 	return func(ctx context.Context, root string, progress io.Writer) ([]string, error) {
 		// rdkafka-sys builds librdkafka with its configure script and
@@ -67,13 +71,31 @@ func cargoBuild(dir, binary string) func(context.Context, string, io.Writer) ([]
 		if err != nil {
 			return nil, err
 		}
-		keyed := []string{"Cargo.toml", "Cargo.lock"}
+		deps := []string{"Cargo.toml", "Cargo.lock"}
+		keyed := slices.Clone(deps)
 		for _, f := range sources {
 			keyed = append(keyed, filepath.Join("src", filepath.Base(f)))
 		}
+		depsKey, err := filesKey(src, deps)
+		if err != nil {
+			return nil, err
+		}
+		target := filepath.Join(CacheDir(), binary+"-target-"+depsKey)
 		cache, err := installed(ctx, src, binary, keyed, progress, func(ctx context.Context, cache string) error {
-			fmt.Fprintf(progress, "kconform: building %s with cargo --locked (it compiles librdkafka from source: the first build takes 3 to 10 minutes on two cores)...\n", binary)
-			target := filepath.Join(cache, "target")
+			if _, err := os.Stat(target); err == nil {
+				fmt.Fprintf(progress, "kconform: building %s with cargo --locked (its crates are built already: the driver alone, in under a minute)...\n", binary)
+			} else {
+				fmt.Fprintf(progress, "kconform: building %s with cargo --locked (it compiles librdkafka from source: the first build takes 3 to 10 minutes on two cores)...\n", binary)
+			}
+			// Build folders of other manifests or lock files would not
+			// be reused: some 300 MB each.
+			if stale, err := filepath.Glob(filepath.Join(CacheDir(), binary+"-target-*")); err == nil {
+				for _, d := range stale {
+					if d != target {
+						_ = os.RemoveAll(d)
+					}
+				}
+			}
 			cmd := exec.CommandContext(ctx, "cargo", "build", "--release", "--locked", "--quiet")
 			cmd.Dir = src
 			cmd.Env = append(os.Environ(), "CARGO_TARGET_DIR="+target)
@@ -90,18 +112,33 @@ func cargoBuild(dir, binary string) func(context.Context, string, io.Writer) ([]
 			if err := os.MkdirAll(filepath.Join(cache, "bin"), 0o755); err != nil {
 				return err
 			}
-			if err := os.Rename(filepath.Join(target, "release", binary), filepath.Join(cache, "bin", binary)); err != nil {
-				return err
-			}
-			// The build folder is some 300 MB of objects that a changed
-			// crate would not reuse: it gets a folder of its own.
-			return os.RemoveAll(target)
+			// A copy, not a move: cargo skips a build whose output is
+			// still in place, and the next edit relinks only the driver.
+			return copyFile(filepath.Join(target, "release", binary), filepath.Join(cache, "bin", binary), 0o755)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("build %s: %w", binary, err)
 		}
 		return []string{filepath.Join(cache, "bin", binary)}, nil
 	}
+}
+
+// copyFile copies the file from to the file to, made with mode perm.
+func copyFile(from, to string, perm os.FileMode) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copy %s: %w", from, err)
+	}
+	return out.Close()
 }
 
 // cargoError is the first error line of cargo's output, which names what
@@ -130,15 +167,11 @@ func CacheDir() string {
 // changed lock file gets a new folder; a failed install leaves nothing.
 func installed(ctx context.Context, src, name string, lockFiles []string, progress io.Writer,
 	install func(ctx context.Context, dir string) error) (string, error) {
-	h := sha256.New()
-	for _, f := range lockFiles {
-		b, err := os.ReadFile(filepath.Join(src, f))
-		if err != nil {
-			return "", err
-		}
-		h.Write(b)
+	key, err := filesKey(src, lockFiles)
+	if err != nil {
+		return "", err
 	}
-	dir := filepath.Join(CacheDir(), fmt.Sprintf("%s-%x", name, h.Sum(nil)[:6]))
+	dir := filepath.Join(CacheDir(), name+"-"+key)
 	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
 		return dir, nil
 	}
@@ -158,6 +191,20 @@ func installed(ctx context.Context, src, name string, lockFiles []string, progre
 	}
 	fmt.Fprintf(progress, "kconform: installed %s in %s\n", name, time.Since(start).Round(100*time.Millisecond))
 	return dir, nil
+}
+
+// filesKey is a short hash of the files under src, in order, naming a
+// cache folder for what they pin.
+func filesKey(src string, files []string) (string, error) {
+	h := sha256.New()
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			return "", err
+		}
+		h.Write(b)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil)[:6]), nil
 }
 
 // runQuiet runs a command and returns its last output line on failure.
