@@ -80,7 +80,7 @@ fuzz:
 	  if [ -d "$$corpus" ]; then mkdir -p verify/testdata/fuzz/FuzzVerifier && cp -n "$$corpus"/* verify/testdata/fuzz/FuzzVerifier/; fi; \
 	  echo "kconform: corpus: $$(ls verify/testdata/fuzz/FuzzVerifier | wc -l) inputs in verify/testdata/fuzz/FuzzVerifier"
 
-## runtimes: a JRE, Maven, Node.js, Python 3, cargo and a C++ toolchain with make for the client drivers
+## runtimes: a JDK, Maven, Node.js, Python 3, cargo and a C++ toolchain with make for the client drivers
 ## (installs Debian's packages as root)
 runtimes:
 	@bash ci/runtimes-up.sh

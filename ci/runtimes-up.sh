@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # runtimes-up.sh makes sure the runtimes of kconform's client drivers are
-# there: a JRE and Maven (the java drivers, and the Kafka images' jars),
+# there: a JDK and Maven (the java drivers, which compile their
+# transactional producer with javac, and the Kafka images' jars),
 # Node.js with npm (kafkajs, platformatic, confluent-js: on a Node.js older
 # than 22.22 the platformatic driver installs its own Node.js 22 from npm),
 # Python 3 with venv (aiokafka, kafka-python, confluent-kafka-python), cargo
@@ -13,7 +14,8 @@
 # that says what to install (the headers and libraries are optional there).
 set -euo pipefail
 missing=()
-command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
+# The JDK brings java too; a JRE alone has no javac.
+{ command -v java && command -v javac; } >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || missing+=(maven)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)

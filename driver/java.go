@@ -2,12 +2,12 @@ package driver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kconform/kconform/producer"
@@ -23,7 +23,7 @@ const javaMaxInt = "2147483647"
 
 var javaFamily = &Family{
 	Name:     Java,
-	Runtime:  "Java 17 and Maven 3",
+	Runtime:  "a JDK 17 (java and javac) and Maven 3",
 	Settings: javaSettings,
 	// VerifiableProducer sets retries=0, which the idempotent producer
 	// refuses: the client's default goes back.
@@ -44,17 +44,19 @@ var javaClients = []Client{
 }
 
 // javaClient is the Java client of Kafka version, run through that
-// version's own VerifiableProducer.
+// version's own VerifiableProducer, and through kconform's TxnProducer
+// for transactions.
 func javaClient(name, version string, aliases ...string) Client {
 	return Client{
-		Name:           name,
-		Aliases:        aliases,
-		Family:         javaFamily,
-		Version:        "kafka-clients " + version,
-		About:          "the Java client of Kafka " + version + " through that version's own VerifiableProducer from kafka-tools (producer/java; its retries=0 is undone, as the idempotent producer refuses it)",
-		InstalledFrom:  "Maven Central",
-		NoTransactions: driverWithoutTransactions,
-		Prepare:        javaTools(version),
+		Name:    name,
+		Aliases: aliases,
+		Family:  javaFamily,
+		Version: "kafka-clients " + version,
+		About: "the Java client of Kafka " + version + " through that version's own VerifiableProducer from kafka-tools " +
+			"(producer/java; its retries=0 is undone, as the idempotent producer refuses it); transactions through " +
+			"kconform's TxnProducer (producer/java/TxnProducer.java), compiled against it on first use",
+		InstalledFrom: "Maven Central",
+		Prepare:       javaTools(version),
 	}
 }
 
@@ -85,11 +87,16 @@ func javaSettings(cfg producer.Config) map[string]string {
 }
 
 // javaTools resolves kafka-tools at version from Maven Central into the
-// cache and returns the java driver's script.
+// cache, compiles the transactional driver against it, and returns the
+// java driver's script.
 func javaTools(version string) func(context.Context, string, io.Writer) ([]string, error) {
 	return func(ctx context.Context, root string, progress io.Writer) ([]string, error) {
-		if _, err := exec.LookPath("java"); err != nil {
-			return nil, errors.New("java is not installed: install a JRE 17 (apt-get install openjdk-17-jre-headless)")
+		// javac too: the transactional driver is compiled here, and a
+		// JRE alone would fail only the first transactional run.
+		for _, tool := range []string{"java", "javac"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				return nil, fmt.Errorf("%s is not installed: install a JDK 17 (apt-get install openjdk-17-jdk-headless)", tool)
+			}
 		}
 		dest := filepath.Join(CacheDir(), "kafka-tools-"+version)
 		cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "docker/kafka/resolve.sh"), version, dest, "kafka-tools")
@@ -97,6 +104,46 @@ func javaTools(version string) func(context.Context, string, io.Writer) ([]strin
 		if err := cmd.Run(); err != nil {
 			return nil, fmt.Errorf("resolve kafka-tools %s: %w", version, err)
 		}
-		return []string{"bash", filepath.Join(root, "producer/java/driver.sh"), "--libs", filepath.Join(dest, "libs")}, nil
+		libs := filepath.Join(dest, "libs")
+		classes, err := javaTxnProducer(ctx, root, version, libs, progress)
+		if err != nil {
+			return nil, err
+		}
+		return []string{"bash", filepath.Join(root, "producer/java/driver.sh"), "--libs", libs, "--classes", classes}, nil
 	}
+}
+
+// javaTxnProducer compiles producer/java/TxnProducer.java against the
+// kafka-tools libs of version into the cache, once, and returns the
+// folder of its classes. The folder is keyed by the source, so an edited
+// driver is compiled again; Prepare's lock keeps two processes from
+// compiling it at once.
+func javaTxnProducer(ctx context.Context, root, version, libs string, progress io.Writer) (string, error) {
+	src := filepath.Join(root, "producer/java")
+	dir, err := installed(ctx, src, "java-txn-producer-"+version, []string{"TxnProducer.java"}, progress, func(ctx context.Context, dir string) error {
+		classes := filepath.Join(dir, "classes")
+		// -proc:none: the libs carry annotation processors (log4j's
+		// plugin index) that javac would otherwise run.
+		cmd := exec.CommandContext(ctx, "javac", "-proc:none", "-nowarn", "-d", classes,
+			"-cp", filepath.Join(libs, "*"), filepath.Join(src, "TxnProducer.java"))
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("javac TxnProducer.java against kafka-clients %s: %v: %s", version, err, javacError(string(b)))
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("compile the transactional java driver: %w", err)
+	}
+	return filepath.Join(dir, "classes"), nil
+}
+
+// javacError is javac's first error line, which names the file, line and
+// error, or else its last line.
+func javacError(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "error:") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return lastLine(out)
 }
