@@ -58,22 +58,20 @@ var kafkaPythonFamily = &Family{
 
 var pythonClients = []Client{
 	{
-		Name:           AIOKafka,
-		Family:         aiokafkaFamily,
-		Version:        "aiokafka " + AIOKafkaVersion,
-		About:          "aiokafka (pure Python on asyncio) with enable_idempotence=True (producer/python)",
-		InstalledFrom:  "PyPI",
-		NoTransactions: driverWithoutTransactions,
-		Prepare:        pythonVenv("aiokafka_driver.py"),
+		Name:          AIOKafka,
+		Family:        aiokafkaFamily,
+		Version:       "aiokafka " + AIOKafkaVersion,
+		About:         "aiokafka (pure Python on asyncio) with enable_idempotence=True; in a transactional run, transactional_id, with the producer on an asyncio loop of its own thread (producer/python)",
+		InstalledFrom: "PyPI",
+		Prepare:       pythonVenv("aiokafka_driver.py"),
 	},
 	{
-		Name:           KafkaPython,
-		Family:         kafkaPythonFamily,
-		Version:        "kafka-python " + KafkaPythonVersion,
-		About:          "kafka-python (pure Python) with enable_idempotence=True (producer/python)",
-		InstalledFrom:  "PyPI",
-		NoTransactions: driverWithoutTransactions,
-		Prepare:        pythonVenv("kafka_python_driver.py"),
+		Name:          KafkaPython,
+		Family:        kafkaPythonFamily,
+		Version:       "kafka-python " + KafkaPythonVersion,
+		About:         "kafka-python (pure Python) with enable_idempotence=True; in a transactional run, transactional_id (producer/python)",
+		InstalledFrom: "PyPI",
+		Prepare:       pythonVenv("kafka_python_driver.py"),
 	},
 }
 
@@ -83,14 +81,13 @@ var confluentKafkaPythonClients = []Client{
 	{
 		// librdkafka's family: the scenarios' librdkafka settings and
 		// compressed timers apply to it as they are.
-		Name:           ConfluentKafkaPython,
-		Family:         librdkafkaFamily,
-		Runtime:        pythonRuntime,
-		Version:        "confluent-kafka-python " + ConfluentKafkaPythonVersion + " (librdkafka " + ConfluentKafkaPythonLibrdkafka + ")",
-		About:          "confluent-kafka-python with its bundled librdkafka " + ConfluentKafkaPythonLibrdkafka + " (the PyPI wheel), enable.idempotence=true and librdkafka's own settings; delivery reports are served by poll() between records (producer/python)",
-		InstalledFrom:  "PyPI",
-		NoTransactions: driverWithoutTransactions,
-		Prepare:        pythonVenv("confluent_kafka_driver.py"),
+		Name:          ConfluentKafkaPython,
+		Family:        librdkafkaFamily,
+		Runtime:       pythonRuntime,
+		Version:       "confluent-kafka-python " + ConfluentKafkaPythonVersion + " (librdkafka " + ConfluentKafkaPythonLibrdkafka + ")",
+		About:         "confluent-kafka-python with its bundled librdkafka " + ConfluentKafkaPythonLibrdkafka + " (the PyPI wheel), enable.idempotence=true and librdkafka's own settings (transactional.id in a transactional run); delivery reports are served by poll() between records (producer/python)",
+		InstalledFrom: "PyPI",
+		Prepare:       pythonVenv("confluent_kafka_driver.py"),
 	},
 }
 

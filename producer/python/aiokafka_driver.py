@@ -2,19 +2,26 @@
 """kconform's aiokafka driver: aiokafka's idempotent producer
 (enable_idempotence=True, acks="all") behind kconform's driver contract
 (contract.py). aiokafka batches records per partition itself; each record's
-future gives its outcome."""
+future gives its outcome.
+
+Given --transactional-id, it is aiokafka's transactional producer
+(transactional_id), driven by contract.run_transactions: as that loop is
+shared with the blocking clients, the producer runs on an asyncio loop of
+its own thread, and each step is a coroutine run there to its end."""
 import asyncio
 import logging
+import os
 import signal
 import sys
+import threading
 
 import aiokafka
+import aiokafka.errors
 
 import contract
 
 
-async def main():
-    a = contract.parse_args("aiokafka")
+async def main(a):
     conf = {"bootstrap_servers": a.brokers.split(","), "enable_idempotence": True, "acks": "all",
             "client_id": "kconform"}
     conf.update(contract.settings(a.set))
@@ -80,7 +87,133 @@ async def main():
     out.done()
 
 
+class TxnClient(contract.TxnClient):
+    """aiokafka's transactional producer on an asyncio loop in a thread of
+    its own, where the records' futures are served; each step blocks on
+    its coroutine there."""
+
+    def __init__(self, conf, out, stop):
+        self.out, self.stop = out, stop
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, name="aiokafka", daemon=True).start()
+        self.p = self._run(self._producer(conf))
+
+    def _run(self, coro):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    @staticmethod
+    async def _producer(conf):
+        # Made on its loop, which it keeps.
+        return aiokafka.AIOKafkaProducer(**conf)
+
+    def init(self):
+        # start() bootstraps and waits for the producer id (InitProducerId).
+        self._run(self.p.start())
+
+    def _dead(self):
+        # aiokafka asserts its state transitions, so a step after its
+        # sender died (a fatal error: fenced, among others) would fail
+        # with an AssertionError: raise the sender's own error instead.
+        task = self.p._sender.sender_task
+        if self.p._txn_manager.is_fatal_error() and task is not None and task.done() and not task.cancelled():
+            if task.exception() is not None:
+                raise task.exception()
+
+    async def _begin(self):
+        self._dead()
+        await self.p.begin_transaction()
+
+    async def _commit(self):
+        self._dead()
+        await self.p.commit_transaction()
+
+    async def _abort(self):
+        self._dead()
+        await self.p.abort_transaction()
+
+    def begin(self):
+        self._run(self._begin())
+
+    def send(self, part, counter, txn):
+        self._run(self._send(part, counter, txn))
+        return True
+
+    async def _send(self, part, counter, txn):
+        try:
+            # send waits while aiokafka's buffer is full, and returns the
+            # record's future once it is queued.
+            fut = await self.p.send(self.out.a.topic, value=contract.payload(self.out.a.run_id, part, counter),
+                                    partition=part)
+        except Exception as e:  # refused before it was queued
+            self.out.sending(part, counter, txn)
+            self.out.error(part, counter, e)
+        else:
+            self.out.sending(part, counter, txn)
+            fut.add_done_callback(_report(self.out, part, counter))
+
+    def flush(self, seconds):
+        self._run(self._flush(seconds))
+
+    async def _flush(self, seconds):
+        # The timeout is caught here, on the loop: run_coroutine_threadsafe
+        # turns it into concurrent.futures.TimeoutError before Python 3.11.
+        try:
+            await asyncio.wait_for(self.p.flush(), seconds)
+        except asyncio.TimeoutError:
+            pass  # records still under way: the caller decides
+
+    def commit(self):
+        self._run(self._commit())
+
+    def abort(self):
+        self._run(self._abort())
+
+    def wait(self, seconds):
+        self.stop.wait(seconds)
+
+    def fatal(self, exc):
+        # The transaction manager's own state says whether an abort can
+        # follow (it has no public accessor): a failed sender (fenced,
+        # among others) leaves it in FATAL_ERROR.
+        return isinstance(exc, aiokafka.errors.ProducerFenced) or self.p._txn_manager.is_fatal_error()
+
+    def close(self):
+        self._run(asyncio.wait_for(self.p.stop(), 5))
+
+
+def _report(out, part, counter):
+    def done(fut):
+        if fut.cancelled():
+            out.error(part, counter, asyncio.CancelledError("cancelled"))
+        elif fut.exception() is not None:
+            out.error(part, counter, fut.exception())
+        else:
+            out.success(part, counter, fut.result().offset)
+    return done
+
+
+def transactional(a):
+    """Runs the contract's transactions with transactional_id set."""
+    conf = {"bootstrap_servers": a.brokers.split(","), "enable_idempotence": True, "acks": "all",
+            "client_id": "kconform", "transactional_id": a.transactional_id}
+    conf.update(contract.settings(a.set))
+    out = contract.Outcomes(a)
+    stop = contract.Stop(out)
+    client = TxnClient(conf, out, stop)
+    print(f"aiokafka driver: aiokafka {aiokafka.__version__}, python {sys.version.split()[0]}, "
+          f"transactional_id {a.transactional_id}", file=sys.stderr)
+    contract.emit(name="startup_complete")
+    contract.transactional_main(a, out, client, stop)
+    # The loop's thread may still hold the producer: leave anyway.
+    sys.stdout.flush()
+    os._exit(0)
+
+
 if __name__ == "__main__":
     logging.basicConfig(stream=sys.stderr, level=logging.INFO,
                         format="%(asctime)s %(levelname)s [%(name)s] %(message)s")
-    asyncio.run(main())
+    args = contract.parse_args("aiokafka")
+    if args.transactional_id:
+        transactional(args)
+    else:
+        asyncio.run(main(args))

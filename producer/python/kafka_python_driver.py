@@ -2,7 +2,10 @@
 """kconform's kafka-python driver: kafka-python's idempotent producer
 (enable_idempotence=True, acks="all") behind kconform's driver contract
 (contract.py). kafka-python batches records per partition on its sender
-thread; each record's future gives its outcome."""
+thread; each record's future gives its outcome.
+
+Given --transactional-id, it is kafka-python's transactional producer
+(transactional_id), driven by contract.run_transactions."""
 import logging
 import os
 import signal
@@ -11,12 +14,16 @@ import threading
 import time
 
 import kafka
+import kafka.errors
 
 import contract
 
 
 def main():
     a = contract.parse_args("kafka-python")
+    if a.transactional_id:
+        transactional(a)
+        return
     conf = {"bootstrap_servers": a.brokers.split(","), "enable_idempotence": True, "acks": "all",
             "client_id": "kconform"}
     conf.update(contract.settings(a.set))
@@ -60,6 +67,74 @@ def main():
     except Exception as e:  # records still under way: they get no outcome
         print(f"kafka-python driver: close: {e!r}", file=sys.stderr)
     out.done()
+    # A producer that did not close keeps its sender thread: leave anyway.
+    sys.stdout.flush()
+    os._exit(0)
+
+
+class TxnClient(contract.TxnClient):
+    """kafka-python's transactional producer: its sender thread serves
+    the records' futures, and each transaction step blocks until the
+    coordinator answered."""
+
+    def __init__(self, producer, out, stop):
+        self.p, self.out, self.stop = producer, out, stop
+
+    def init(self):
+        self.p.init_transactions()
+
+    def begin(self):
+        self.p.begin_transaction()
+
+    def send(self, part, counter, txn):
+        self.out.sending(part, counter, txn)
+        try:
+            # send blocks while the buffer is full (max_block_ms).
+            fut = self.p.send(self.out.a.topic, value=contract.payload(self.out.a.run_id, part, counter), partition=part)
+        except Exception as e:  # refused before it was queued
+            self.out.error(part, counter, e)
+        else:
+            fut.add_callback(lambda md: self.out.success(part, counter, md.offset))
+            fut.add_errback(lambda e: self.out.error(part, counter, e))
+        return True
+
+    def flush(self, seconds):
+        try:
+            self.p.flush(timeout=seconds)
+        except kafka.errors.KafkaTimeoutError:
+            pass  # records still under way: the caller decides
+
+    def commit(self):
+        self.p.commit_transaction()
+
+    def abort(self):
+        self.p.abort_transaction()
+
+    def wait(self, seconds):
+        self.stop.wait(seconds)
+
+    def fatal(self, exc):
+        # The transaction manager's own state says whether an abort can
+        # follow (it has no public accessor); fencing is fatal in it.
+        return (isinstance(exc, (kafka.errors.ProducerFencedError, kafka.errors.InvalidProducerEpochError))
+                or self.p._transaction_manager.has_fatal_error())
+
+    def close(self):
+        self.p.close(timeout=5)
+
+
+def transactional(a):
+    """Runs the contract's transactions with transactional_id set."""
+    conf = {"bootstrap_servers": a.brokers.split(","), "enable_idempotence": True, "acks": "all",
+            "client_id": "kconform", "transactional_id": a.transactional_id}
+    conf.update(contract.settings(a.set))
+    out = contract.Outcomes(a)
+    stop = contract.Stop(out)
+    client = TxnClient(kafka.KafkaProducer(**conf), out, stop)
+    print(f"kafka-python driver: kafka-python {kafka.__version__}, python {sys.version.split()[0]}, "
+          f"transactional_id {a.transactional_id}", file=sys.stderr)
+    contract.emit(name="startup_complete")
+    contract.transactional_main(a, out, client, stop)
     # A producer that did not close keeps its sender thread: leave anyway.
     sys.stdout.flush()
     os._exit(0)
