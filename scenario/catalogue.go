@@ -271,7 +271,7 @@ func Catalogue() []Scenario {
 		},
 		{
 			Name:        "txn-late-produce",
-			Fault:       "a transactional producer (transactions of 10 records, every 3rd aborted); the tap holds its next produce request for partition 0, neither answered nor passed on, until the producer's EndTxn for that transaction has been answered, then passes it on: the request reaches the broker after its transaction ended",
+			Fault:       "a transactional producer (transactions of 10 records, every 3rd aborted); the tap holds its next produce request for partition 0, neither answered nor passed on, until the producer's EndTxn for that transaction has been answered and 3 s more (the coordinator writes the transaction's markers after answering), then passes it on: the request reaches the broker after its transaction ended",
 			Requirement: "A produce request that reaches a partition after its transaction ended MUST NOT be written into a later transaction nor leave a transaction open: the broker fences it (KIP-890: the epoch bumped at EndTxn, or the partition not in an open transaction), and the producer MUST NOT report its records as committed unless a committed transaction holds them.",
 			References:  []string{"KAFKA-17754 (a late produce request joins the next transaction, or hangs one)", "KIP-890 (transactions server-side defense)", "KIP-98"},
 			MustShow:    "the held produce request was passed on only after its producer's EndTxn had been answered",
@@ -287,7 +287,7 @@ func Catalogue() []Scenario {
 		},
 		{
 			Name:        "txn-late-abort",
-			Fault:       "a transactional producer (transactions of 10 records, every 3rd aborted; request timeout 3 s, delivery timeout 10 s); the tap holds every produce request of its transaction for partition 0, retries included, neither answered nor passed on, until the producer's EndTxn has been answered: the batch cannot be written in its transaction, the producer gives up on it and aborts, and the held requests reach the broker after the abort, in the order they were sent",
+			Fault:       "a transactional producer (transactions of 10 records, every 3rd aborted; request timeout 3 s, delivery timeout 10 s); the tap holds every produce request of its transaction for partition 0, retries included, neither answered nor passed on, until the producer's EndTxn has been answered and 3 s more, for the coordinator's markers: the batch cannot be written in its transaction, the producer gives up on it and aborts, and the held requests reach the broker after the abort, in the order they were sent",
 			Requirement: "Records of a transaction the producer aborted MUST NOT become visible to read_committed readers, even when a request of that transaction reaches the partition after the abort, and such a request MUST NOT leave a transaction open (the last stable offset passes it). A broker before KIP-890 writes it as an open transaction of the producer's epoch on that partition, which the producer's next transaction on it then commits or aborts (KAFKA-17754); KIP-890 part 1 lets it in only when the partition is already in the producer's next transaction; with transaction.version 2 the epoch bumped at the abort fences it.",
 			References:  []string{"KAFKA-17754 (a late produce request joins the next transaction, or hangs one)", "KIP-890 (transactions server-side defense)", "KIP-98"},
 			MustShow:    "a held produce request of the producer's transaction was passed on only after its EndTxn aborted that transaction",

@@ -19,6 +19,13 @@ import (
 // then, and the record says EndTxn never came.
 const EndTxnBound = 2 * time.Minute
 
+// MarkerSettle is how long after a producer's EndTxn has been answered a
+// held request is passed on: the coordinator answers EndTxn once it has
+// logged the transaction's end, and writes the markers to the partitions
+// after that. A request arriving before the markers still belongs to the
+// transaction they end; KAFKA-17754 is a request arriving after them.
+const MarkerSettle = 3 * time.Second
+
 // HoldPastEndTxn holds the next produce request that carries a
 // transactional batch for topic's partition: the client gets no answer
 // and the broker gets nothing, until the broker has answered that
@@ -167,8 +174,9 @@ func (t *Tap) forwardAfterEndTxn(c *conn, h *held, body []byte) {
 	select {
 	case <-ch:
 		t.mu.Lock()
-		how += " (" + t.endTxnKind[pid] + ")"
+		how += " (" + t.endTxnKind[pid] + ") and " + MarkerSettle.String() + " more, for its markers"
 		t.mu.Unlock()
+		time.Sleep(MarkerSettle)
 	case <-time.After(wait):
 		how = fmt.Sprintf("its EndTxn not answered within %s", bound)
 		t.mu.Lock()
