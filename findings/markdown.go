@@ -52,6 +52,36 @@ const (
 // NON-STRICT cell, with its run in real time when there is one.
 func Markdown(records []Record, notes []Note, order []string) string {
 	var b strings.Builder
+	var idempotent, transactional []Record
+	for _, r := range records {
+		if r.Transactional {
+			transactional = append(transactional, r)
+		} else {
+			idempotent = append(idempotent, r)
+		}
+	}
+	grid(&b, idempotent, order)
+	if len(transactional) > 0 {
+		b.WriteString("**Transactions.** The transactional cells, judged by the transaction checks as well; `tv1` and `tv2` are clusters formatted with that `transaction.version` (KIP-890 part 2 is 2).\n\n")
+		grid(&b, transactional, order)
+	}
+	b.WriteString("Each cell: the worst grade over its runs, the check of its first finding, and how many runs passed (PASS or INFORMATIONAL); † marks a cell with fewer than 3 runs.\n\n")
+	evidenceMarkdown(&b, records, notes)
+	return b.String()
+}
+
+// Row is how a record's scenario is shown in the grid: its name, and its
+// variant when it has one ("txn-late-abort (tv1)").
+func (r Record) Row() string {
+	if r.Variant != "" {
+		return r.Scenario + " (" + r.Variant + ")"
+	}
+	return r.Scenario
+}
+
+// grid writes one table per Kafka version and mode: a row per scenario
+// (in the catalogue's order), a column per client.
+func grid(b *strings.Builder, records []Record, order []string) {
 	var blocks, clients, scenarios []string
 	main := map[string]Record{}
 	for _, r := range records {
@@ -61,14 +91,15 @@ func Markdown(records []Record, notes []Note, order []string) string {
 		block := r.Kafka + " " + r.Mode
 		add(&blocks, block)
 		add(&clients, r.Client)
-		add(&scenarios, r.Scenario)
-		main[block+"/"+r.Client+"/"+r.Scenario] = r
+		add(&scenarios, r.Row())
+		main[block+"/"+r.Client+"/"+r.Row()] = r
 	}
 	slices.Sort(blocks)
 	slices.Sort(clients)
 	// Scenarios in the catalogue's order; any other after them.
 	rank := func(s string) int {
-		if i := slices.Index(order, s); i >= 0 {
+		name, _, _ := strings.Cut(s, " (")
+		if i := slices.Index(order, name); i >= 0 {
 			return i
 		}
 		return len(order)
@@ -83,9 +114,9 @@ func Markdown(records []Record, notes []Note, order []string) string {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "**Kafka %s**\n\n| scenario | %s |\n|---|%s\n", block, strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
+		fmt.Fprintf(b, "**Kafka %s**\n\n| scenario | %s |\n|---|%s\n", block, strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
 		for _, s := range scenarios {
-			fmt.Fprintf(&b, "| %s |", s)
+			fmt.Fprintf(b, "| %s |", s)
 			for _, c := range cols {
 				r, ok := main[block+"/"+c+"/"+s]
 				if !ok {
@@ -96,14 +127,18 @@ func Markdown(records []Record, notes []Note, order []string) string {
 				if r.Runs < 3 && r.Grade != verify.NotApplicable {
 					mark = " †"
 				}
-				fmt.Fprintf(&b, " %s%s |", short(r), mark)
+				fmt.Fprintf(b, " %s%s |", short(r), mark)
 			}
 			b.WriteString("\n")
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("Each cell: the worst grade over its runs, the check of its first finding, and how many runs passed (PASS or INFORMATIONAL); † marks a cell with fewer than 3 runs.\n\n")
+}
 
+// evidenceMarkdown lists every FAILED and NON-STRICT cell and every variant
+// run, each with its rate, first finding, notes and the command that runs
+// it again.
+func evidenceMarkdown(b *strings.Builder, records []Record, notes []Note) {
 	var evidence []Record
 	for _, r := range records {
 		if r.Grade == verify.Failed || r.Grade == verify.NonStrict || r.variant() {
@@ -111,26 +146,26 @@ func Markdown(records []Record, notes []Note, order []string) string {
 		}
 	}
 	if len(evidence) == 0 {
-		return b.String()
+		return
 	}
 	b.WriteString("Every FAILED and NON-STRICT cell, and every run in real time or with added settings:\n\n")
 	for _, r := range evidence {
-		fmt.Fprintf(&b, "- **%s, %s, Kafka %s %s, %s: %s**", clientName(r), r.Scenario, r.Kafka, r.Mode, timingText(r), short(r))
+		fmt.Fprintf(b, "- **%s, %s, Kafka %s %s, %s: %s**", clientName(r), r.Scenario, r.Kafka, r.Mode, timingText(r), short(r))
 		defaultsTold := false
 		if r.Grade == verify.Failed && !r.variant() && r.Timing != artifacts.TimingDefaults {
 			// A finding that needs the scenario's timers says so first.
-			fmt.Fprintf(&b, ". %s; with the client's defaults: %s", rate(r), realTimeText(r, records))
+			fmt.Fprintf(b, ". %s; with the client's defaults: %s", rate(r), realTimeText(r, records))
 			defaultsTold = true
 		} else if r.Grade == verify.Failed || r.Grade == verify.NonStrict {
-			fmt.Fprintf(&b, ". %s", rate(r))
+			fmt.Fprintf(b, ". %s", rate(r))
 		}
 		if r.First != nil {
-			fmt.Fprintf(&b, ". First finding: %s", strings.TrimSuffix(r.First.Summary, "."))
+			fmt.Fprintf(b, ". First finding: %s", strings.TrimSuffix(r.First.Summary, "."))
 			if r.First.BrokerAnswer != "" {
-				fmt.Fprintf(&b, "; the broker answered %s", r.First.BrokerAnswer)
+				fmt.Fprintf(b, "; the broker answered %s", r.First.BrokerAnswer)
 			}
 			if len(r.First.Answers) > 1 {
-				fmt.Fprintf(&b, " (all answers: %s)", strings.Join(verify.CompactAnswers(r.First.Answers), ", "))
+				fmt.Fprintf(b, " (all answers: %s)", strings.Join(verify.CompactAnswers(r.First.Answers), ", "))
 			}
 			if r.First.InLog != nil {
 				if *r.First.InLog {
@@ -140,27 +175,26 @@ func Markdown(records []Record, notes []Note, order []string) string {
 				}
 			}
 			if r.First.ClientLog != "" {
-				fmt.Fprintf(&b, ". Client log: `%s`", strings.ReplaceAll(r.First.ClientLog, "`", "'"))
+				fmt.Fprintf(b, ". Client log: `%s`", strings.ReplaceAll(r.First.ClientLog, "`", "'"))
 			}
 		}
 		b.WriteString(".")
 		if c := settingsText(r); c != "" {
-			fmt.Fprintf(&b, " Settings: %s.", c)
+			fmt.Fprintf(b, " Settings: %s.", c)
 		}
 		if !r.variant() && !defaultsTold {
-			fmt.Fprintf(&b, " In real time with the client's defaults: %s.", realTimeText(r, records))
+			fmt.Fprintf(b, " In real time with the client's defaults: %s.", realTimeText(r, records))
 		}
 		for _, n := range notes {
 			if n.about(r) && !r.variant() {
-				fmt.Fprintf(&b, " %s", n.Text)
+				fmt.Fprintf(b, " %s", n.Text)
 				if n.Issue != "" {
-					fmt.Fprintf(&b, " (%s)", n.Issue)
+					fmt.Fprintf(b, " (%s)", n.Issue)
 				}
 			}
 		}
-		fmt.Fprintf(&b, " Reproduce: `%s`; record: `%s`.\n", r.Command(), r.file("results"))
+		fmt.Fprintf(b, " Reproduce: `%s`; record: `%s`.\n", r.Command(), r.file("results"))
 	}
-	return b.String()
 }
 
 // variant: a real-time run of a compressible scenario, or one with added
@@ -250,6 +284,11 @@ func realTimeText(r Record, records []Record) string {
 // Command is the kconform command line that runs the cell again.
 func (r Record) Command() string {
 	c := fmt.Sprintf("kconform run --driver %s --scenario %s --kafka %s --mode %s", r.Client, r.Scenario, r.Kafka, r.Mode)
+	for _, part := range strings.Split(r.Variant, "-") {
+		if level, ok := strings.CutPrefix(part, "tv"); ok {
+			c += " --transaction-version " + level
+		}
+	}
 	if r.ClientDefaults {
 		c += " --real-time"
 	}

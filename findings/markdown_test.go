@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kconform/kconform/scenario"
+	"github.com/kconform/kconform/verify"
 )
 
 // TestReadmeFindingsAreCurrent: README's findings summary and
@@ -34,5 +35,32 @@ func TestReadmeFindingsAreCurrent(t *testing.T) {
 	have, err := os.ReadFile("../results/" + FindingsFile)
 	if err != nil || want != string(readme) || string(have) != page {
 		t.Fatal("README's findings summary or results/FINDINGS.md differs from the records in results/: run go run ./cmd/kconform results --readme README.md")
+	}
+}
+
+// Transactional cells get a grid section of their own, and a variant (a
+// transaction.version) is a cell of its own, shown and run again as such.
+func TestTransactionalGridSection(t *testing.T) {
+	recs := []Record{
+		{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "seed", Grade: verify.Pass, Runs: 3, Passes: 3},
+		{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "txn-late-abort", Variant: "tv1", Transactional: true, Grade: verify.Pass, Runs: 3, Passes: 3},
+		{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "txn-late-abort", Variant: "tv2", Transactional: true, Grade: verify.Failed, Check: "no-aborted-read", Runs: 3, Passes: 1},
+	}
+	md := Markdown(recs, nil, []string{"seed", "txn-late-abort"})
+	i, j := strings.Index(md, "| seed |"), strings.Index(md, "**Transactions.**")
+	if i < 0 || j < i || !strings.Contains(md[j:], "| txn-late-abort (tv1) | PASS (3/3) |") || !strings.Contains(md[j:], "| txn-late-abort (tv2) | FAILED no-aborted-read (1/3) |") {
+		t.Fatalf("grid:\n%s", md)
+	}
+	if strings.Contains(md[:j], "txn-late-abort") {
+		t.Errorf("a transactional cell in the idempotent grid:\n%s", md[:j])
+	}
+	if recs[1].Key() == recs[2].Key() {
+		t.Errorf("tv1 and tv2 share a record: %s", recs[1].Key())
+	}
+	if c := recs[2].Command(); !strings.Contains(c, "--scenario txn-late-abort") || !strings.Contains(c, "--transaction-version 2") {
+		t.Errorf("command: %s", c)
+	}
+	if got := RecordVariant("real-time-tv1"); got != "tv1" {
+		t.Errorf("RecordVariant(real-time-tv1) = %q", got)
 	}
 }

@@ -25,6 +25,13 @@ type Record struct {
 	Kafka         string `json:"kafka"`
 	Mode          string `json:"mode"`
 	Scenario      string `json:"scenario"`
+	// Variant is the scenario's variant other than real time ("tv1": a
+	// cluster formatted with transaction.version 1; "transactional"): a
+	// cell of its own. Transactional says its driver produced in
+	// transactions: the results grid shows such cells in a section of
+	// their own.
+	Variant       string `json:"variant,omitempty"`
+	Transactional bool   `json:"transactional,omitempty"`
 	// Timing is the kind of timing of the runs: artifacts.TimingCompressed,
 	// TimingScenarioTimeouts or TimingDefaults (records made before the
 	// three kinds are read with their settings' kind).
@@ -119,14 +126,24 @@ type Finding struct {
 // "-real-time" for runs with the client's defaults (and a real outage) and
 // "-added-..." for settings a user added.
 func (r *Record) Key() string {
-	return KeyOf(r.Kafka, r.Mode, r.Client, r.Scenario, r.ClientDefaults, r.Added)
+	return KeyOf(r.Kafka, r.Mode, r.Client, r.Scenario, r.Variant, r.ClientDefaults, r.Added)
+}
+
+// RecordVariant is the part of a scenario variant that makes a cell of its
+// own: all of it but real time, which ClientDefaults keys.
+func RecordVariant(variant string) string {
+	v := strings.ReplaceAll(variant, artifacts.TimingReal, "")
+	return strings.Trim(strings.ReplaceAll(v, "--", "-"), "-")
 }
 
 // KeyOf is the key of the record that runs of scenario at these
 // coordinates go to: with the client's defaults (real time) and settings a
 // user added (key=value, in key order), each a record of its own.
-func KeyOf(kafka, mode, client, scenario string, clientDefaults bool, added []string) string {
+func KeyOf(kafka, mode, client, scenario, variant string, clientDefaults bool, added []string) string {
 	k := kafka + "-" + mode + "/" + client + "/" + scenario
+	if variant != "" {
+		k += "-" + variant
+	}
 	if clientDefaults {
 		k += "-real-time"
 	}
@@ -148,6 +165,10 @@ func (r *Record) file(dir string) string {
 }
 
 var runSuffix = regexp.MustCompile(`(-run[0-9]+)?$`)
+
+// folderVariant is a variant a run folder's name may carry that makes a
+// cell of its own (a transactional run, a transaction.version).
+var folderVariant = regexp.MustCompile(`^(transactional|tv[0-2])(-(transactional|tv[0-2]))*$`)
 
 // Import reads every scenario run under root (any depth, each in a
 // <kafka>-<mode>/<client>/<folder> folder) into records, one per cell.
@@ -202,6 +223,14 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 			return Record{}, Run{}, false, nil
 		}
 		rec.Scenario, rec.Client, rec.Kafka, rec.Mode = meta.Scenario, meta.Client, meta.Kafka, meta.Mode
+		rec.Variant, rec.Transactional = RecordVariant(meta.Variant), meta.Transactional
+		// Runs from before run.json named its variant: the folder does.
+		if v, ok := strings.CutPrefix(runSuffix.ReplaceAllString(f.Name, ""), meta.Scenario+"-"); ok && meta.Variant == "" && folderVariant.MatchString(RecordVariant(v)) {
+			rec.Variant = RecordVariant(v)
+		}
+		if f.Verdict != nil && f.Verdict.Stats.Transactions > 0 {
+			rec.Transactional = true
+		}
 		// A seed in real time has no compressed timer, so it ran with the
 		// client's defaults even when its run.json does not say so.
 		rec.ClientDefaults = meta.ClientDefaults || meta.Scenario == "seed" && meta.Timing == artifacts.TimingReal

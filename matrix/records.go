@@ -100,7 +100,7 @@ func Recorded(results string) (func(Job) int, error) {
 	}
 	return func(j Job) int {
 		at := j.Scenario.For(j.At)
-		return runs[findings.KeyOf(at.Version, string(at.Mode), at.Client, j.Scenario.Name, j.Scenario.ClientDefaults, j.Scenario.AddedList())]
+		return runs[findings.KeyOf(at.Version, string(at.Mode), at.Client, j.Scenario.Name, findings.RecordVariant(j.Scenario.Variant), j.Scenario.ClientDefaults, j.Scenario.AddedList())]
 	}, nil
 }
 

@@ -296,7 +296,7 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 		h.Killed = &history.Killed{At: killed.At, GraceMS: killed.Grace.Milliseconds()}
 	}
 	run = artifacts.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
-		ClientVersion: drv.Version(), Features: features, Timing: artifacts.TimingOf(used, s.ClientDefaults), ClientDefaults: s.ClientDefaults, Settings: used, Commit: artifacts.Commit()}
+		ClientVersion: drv.Version(), Variant: s.Variant, Transactional: cfg.Transactional(), Features: features, Timing: artifacts.TimingOf(used, s.ClientDefaults), ClientDefaults: s.ClientDefaults, Settings: used, Commit: artifacts.Commit()}
 	return h, run, warnings, nil
 }
 

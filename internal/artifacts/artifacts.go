@@ -37,6 +37,11 @@ type Run struct {
 	ClientVersion string `json:"client_version,omitempty"`
 	Kafka         string `json:"kafka"`
 	Mode          string `json:"mode"`
+	// Variant is the scenario's variant ("tv1", "transactional", with
+	// "real-time" for a run in real time); Transactional says the driver
+	// was asked to produce in transactions.
+	Variant       string `json:"variant,omitempty"`
+	Transactional bool   `json:"transactional,omitempty"`
 	// Features are the cluster's finalized feature levels (ApiVersions),
 	// transaction.version among them on Kafka 4.0+.
 	Features map[string]int `json:"features,omitempty"`
