@@ -19,6 +19,7 @@ type Expectation struct {
 	Kafka    string         `json:"kafka"`
 	Mode     string         `json:"mode"`
 	Scenario string         `json:"scenario"`
+	Variant  string         `json:"variant,omitempty"`
 	Timing   string         `json:"timing,omitempty"`
 	Defaults bool           `json:"client_defaults,omitempty"`
 	Added    []string       `json:"added,omitempty"`
@@ -29,7 +30,7 @@ type Expectation struct {
 }
 
 func (e Expectation) key() string {
-	r := Record{Client: e.Client, Kafka: e.Kafka, Mode: e.Mode, Scenario: e.Scenario, Timing: e.Timing, ClientDefaults: e.Defaults, Added: e.Added}
+	r := Record{Client: e.Client, Kafka: e.Kafka, Mode: e.Mode, Scenario: e.Scenario, Variant: e.Variant, Timing: e.Timing, ClientDefaults: e.Defaults, Added: e.Added}
 	return r.Key()
 }
 
@@ -151,7 +152,7 @@ func Update(ex []Expectation, records []Record, own func(client string) bool) ([
 	}
 	out := slices.Clone(ex)
 	for _, r := range records {
-		e := Expectation{Client: r.Client, Kafka: r.Kafka, Mode: r.Mode, Scenario: r.Scenario, Timing: r.Timing, Defaults: r.ClientDefaults, Added: r.Added}
+		e := Expectation{Client: r.Client, Kafka: r.Kafka, Mode: r.Mode, Scenario: r.Scenario, Variant: r.Variant, Timing: r.Timing, Defaults: r.ClientDefaults, Added: r.Added}
 		for _, run := range r.RunList {
 			if !slices.Contains(e.Grades, run.Grade) {
 				e.Grades = append(e.Grades, run.Grade)
