@@ -52,6 +52,8 @@ const (
 	OnPartition TargetKind = "a partition, at the tap"
 	// OnTap: everything the tap passes on.
 	OnTap TargetKind = "the tap"
+	// OnEndTxn: the EndTxn requests that commit, at the tap.
+	OnEndTxn TargetKind = "commits (EndTxn), at the tap"
 )
 
 // FaultTypes lists every fault step. Adding a fault is its step
@@ -80,6 +82,15 @@ var FaultTypes = []FaultType{
 				return nil, err
 			}
 			return DropResponses(args[0], p, n), nil
+		}},
+	{New: DropEndTxnResponses, Command: "drop-endtxn", Args: "[N]", Records: actions(history.ActionDropEndTxnResponse), On: OnEndTxn,
+		Doc: "let the transaction coordinator take the next N commits (EndTxn), drop each answer that says it took one (NONE), closing the connection",
+		parse: func(args []string) (Step, error) {
+			n, err := count(args, 0)
+			if err != nil {
+				return nil, err
+			}
+			return DropEndTxnResponses(n), nil
 		}},
 	{New: FailProduces, Command: "fail", Args: "TOPIC PARTITION ERROR [N]", Records: actions(history.ActionErrorCode), On: OnPartition,
 		Doc:   "answer the next N produce requests for the partition with ERROR (NOT_LEADER_FOR_PARTITION, 45, ...)",

@@ -23,6 +23,18 @@ func DropResponses(topic string, partition int32, n int) Step {
 	}
 }
 
+// DropEndTxnResponses has the tap let the transaction coordinator take
+// the next n commits (EndTxn) and drop the answer of each one it took,
+// closing the connection, as DropResponses does for produce (see
+// wiretap.Tap.DropEndTxnResponses): the client cannot know its
+// transaction committed.
+func DropEndTxnResponses(n int) Step {
+	return func(_ context.Context, e *Env) error {
+		e.Tap.DropEndTxnResponses(n)
+		return nil
+	}
+}
+
 // FailProduces has the tap answer the next n produce requests for a
 // partition of topic ("" is the Env's topic) with a Kafka error code,
 // without passing them on.

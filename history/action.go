@@ -33,6 +33,9 @@ const (
 	// ActionDropResponse: the tap let a produce request be written and
 	// dropped its answer.
 	ActionDropResponse Action = "drop-response"
+	// ActionDropEndTxnResponse: the tap let the transaction coordinator
+	// commit a transaction (EndTxn answered NONE) and dropped its answer.
+	ActionDropEndTxnResponse Action = "drop-endtxn-response"
 	// ActionErrorCode: the tap answered a produce request with an error
 	// without passing it on.
 	ActionErrorCode Action = "error-code"

@@ -1,10 +1,11 @@
 package history
 
-// Exchange is one produce request as the tap saw it, paired with its answer.
+// Exchange is one request as the tap saw it (a produce request, or an
+// EndTxn), paired with its answer.
 type Exchange struct {
 	// Index is the request's position in History.Wire.
 	Index int
-	// Request is the produce request.
+	// Request is the request.
 	Request *WireEvent
 	// Response is its answer; nil when none came (the connection closed
 	// first, or the run ended while it waited).
@@ -15,8 +16,16 @@ type Exchange struct {
 
 // Exchanges pairs every produce request in h.Wire with its answer (the
 // same connection and correlation id), in the order the tap saw the
-// requests. It is the one place requests meet their answers.
-func (h *History) Exchanges() []Exchange {
+// requests. It and EndTxns are the one place requests meet their answers.
+func (h *History) Exchanges() []Exchange { return h.pair(ProduceRequest, ProduceResponse) }
+
+// EndTxns pairs every EndTxn request in h.Wire with its answer, as
+// Exchanges does produce requests.
+func (h *History) EndTxns() []Exchange { return h.pair(EndTxnRequest, EndTxnResponse) }
+
+// pair pairs every request of kind request in h.Wire with its answer of
+// kind response, in the order the tap saw the requests.
+func (h *History) pair(request, response string) []Exchange {
 	type key struct {
 		conn int64
 		corr int32
@@ -27,10 +36,10 @@ func (h *History) Exchanges() []Exchange {
 		e := &h.Wire[i]
 		k := key{e.Conn, e.CorrelationID}
 		switch e.Kind {
-		case ProduceRequest:
+		case request:
 			open[k] = len(out)
 			out = append(out, Exchange{Index: i, Request: e, ResponseIndex: -1})
-		case ProduceResponse:
+		case response:
 			if j, ok := open[k]; ok {
 				out[j].Response, out[j].ResponseIndex = e, i
 				delete(open, k)

@@ -329,6 +329,11 @@ const (
 	// MetadataResponse is a Metadata answer: which partitions the client
 	// was told of, and their leaders (what it routes produce requests by).
 	MetadataResponse = "metadata_response"
+	// EndTxnRequest and EndTxnResponse are a transactional producer's end
+	// of a transaction and the coordinator's answer: whether a commit
+	// reached the coordinator, and whether its answer reached the client.
+	EndTxnRequest  = "end_txn_request"
+	EndTxnResponse = "end_txn_response"
 )
 
 // WireEvent is one thing the tap saw on a client connection.
@@ -343,10 +348,16 @@ type WireEvent struct {
 	// Batches of a produce request; Results of a produce response.
 	Batches []WireBatch     `json:"batches,omitempty"`
 	Results []ProduceResult `json:"results,omitempty"`
-	// ProducerID, Epoch and ErrorCode of InitProducerId.
+	// ProducerID, Epoch and ErrorCode of InitProducerId's answer; the
+	// producer id and epoch of an EndTxn request, and what its answer
+	// gave (from EndTxn v5, KIP-890, the epoch after the bump; -1 before).
 	ProducerID int64 `json:"producer_id,omitempty"`
 	Epoch      int16 `json:"epoch,omitempty"`
 	ErrorCode  int16 `json:"error_code,omitempty"`
+	// TransactionalID and Commit of an EndTxn request: whose transaction
+	// it ends, and whether it commits it (else it aborts it).
+	TransactionalID string `json:"transactional_id,omitempty"`
+	Commit          bool   `json:"commit,omitempty"`
 	// Injected names the fault the tap applied to this message, if any.
 	Injected string `json:"injected,omitempty"`
 	// Partitions of a Metadata answer, every topic's.

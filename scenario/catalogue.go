@@ -304,6 +304,25 @@ func Catalogue() []Scenario {
 			},
 		},
 		{
+			Name: "txn-lost-endtxn",
+			Fault: "a transactional producer (transactions of 10 records, every 3rd aborted); twice, 10 s apart, the tap lets the transaction coordinator take a commit (EndTxn answered NONE) and drops the answer, closing the client's connection to the coordinator: " +
+				"the transaction committed, and the client cannot know it",
+			Requirement: "A producer whose commit's answer was lost MUST NOT report that transaction aborted, nor leave it open: it retries the commit (a coordinator answers a retry of a commit it took with success) and reports it committed, or reports the commit failed, its outcome unknown; its records are visible to read_committed readers either way.",
+			References: []string{"KIP-98 (the transaction coordinator's two-phase commit: EndTxn, then the markers)",
+				"KAFKA-5130 (apache/kafka PR #2964: a coordinator answers EndTxn for a transaction it completed NONE when the outcome matches, INVALID_TXN_STATE when not)",
+				"KAFKA-20785 (apache/kafka PR #23204: under transactions V2, KIP-890, the coordinator tells a retried EndTxn by its epoch, one below the bumped one)",
+				"librdkafka PR #4016 (a commit that timed out, then an abort: an invalid state transition)"},
+			MustShow: "a commit's EndTxn was answered NONE by the coordinator, the client never got that answer, and the log holds the transaction's commit marker",
+			Producer: producer.Config{TransactionalID: "kconform-txn-lost-endtxn", TransactionSize: 10, AbortEvery: 3},
+			Effects:  []verify.Effect{verify.CommitAnswerLost()},
+			Schedule: []chaos.Step{
+				chaos.DropEndTxnResponses(1),
+				chaos.Wait(10*time.Second, "the client retries the commit, or gives it up"),
+				chaos.DropEndTxnResponses(1),
+				chaos.Wait(10*time.Second, "the client retries the commit, or gives it up"),
+			},
+		},
+		{
 			Name:        "leader-transition",
 			Fault:       "leadership of all 12 partitions moved to another broker (replica lists rotated, preferred leaders elected) five times under load (1,200 records/s), each time with the tap closing the new leader of partition 0's client connections at a moment a produce request to it is in flight",
 			Requirement: "When leadership moves while requests are in flight and a connection closes under them, a producer MUST NOT write a record twice: a request that may have been written is retried at its own sequence, never resent under a new epoch as new records.",

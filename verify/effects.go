@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -272,6 +273,98 @@ func ForwardedAfterAbort() Effect {
 			return fmt.Sprintf("no request held by %q was passed on after its producer's EndTxn aborted", history.ActionHoldPastEndTxn), false
 		},
 	}
+}
+
+// CommitAnswerLost: the transaction coordinator took a commit (EndTxn
+// answered NONE), the tap dropped that answer so the client never got it
+// ("drop-endtxn-response"), and the log holds the transaction's commit
+// marker: the first marker of its producer after a batch the producer
+// first sent between its previous EndTxn and this one. The evidence says
+// what the client did next (sent EndTxn again, to commit or abort, or
+// not), for the verdict's transaction checks to judge what it reported.
+func CommitAnswerLost() Effect {
+	return Effect{
+		Requirement: fmt.Sprintf("a commit's EndTxn was answered NONE by the coordinator, the answer dropped by %q, and the log holds the transaction's commit marker", history.ActionDropEndTxnResponse),
+		prove: func(h *history.History) (string, bool) {
+			ends := h.EndTxns()
+			for i, x := range ends {
+				q := x.Request
+				if x.Response == nil || x.Response.Injected != string(history.ActionDropEndTxnResponse) || x.Response.ErrorCode != 0 || !q.Commit {
+					continue
+				}
+				var prev time.Time
+				for _, y := range ends[:i] {
+					if y.Request.ProducerID == q.ProducerID {
+						prev = y.Request.Time
+					}
+				}
+				m := commitMarkerOf(h, q.ProducerID, prev, q.Time)
+				if m == nil {
+					continue
+				}
+				next := "then sent no EndTxn again"
+				for _, y := range ends[i+1:] {
+					if y.Request.ProducerID == q.ProducerID {
+						verb := "abort"
+						if y.Request.Commit {
+							verb = "commit"
+						}
+						answer := "no answer"
+						if y.Response != nil {
+							answer = cmp.Or(history.ErrorName(y.Response.ErrorCode), "NONE")
+						}
+						next = fmt.Sprintf("then sent EndTxn (%s) %.1f s later, answered %s", verb, y.Request.Time.Sub(q.Time).Seconds(), answer)
+						break
+					}
+				}
+				return fmt.Sprintf("transactional id %q, producer %d epoch %d: its commit sent to broker %d at %s was answered NONE and the answer dropped; the log holds its commit marker at partition %d offset %d; the client %s",
+					q.TransactionalID, q.ProducerID, q.Epoch, q.Broker, q.Time.Format("15:04:05.000"), m.Partition, m.BaseOffset, next), true
+			}
+			return fmt.Sprintf("no commit answered NONE and dropped by %q has its commit marker in the log", history.ActionDropEndTxnResponse), false
+		},
+	}
+}
+
+// commitMarkerOf returns the commit marker that ended producer pid's
+// transaction whose EndTxn was sent at end: the first marker of pid, in
+// some partition, after a batch of pid first sent on the wire after from
+// (its previous EndTxn) and before end; nil when that marker is an abort
+// or there is none.
+func commitMarkerOf(h *history.History, pid int64, from, end time.Time) *history.LogBatch {
+	type key struct {
+		partition    int32
+		epoch        int16
+		baseSequence int32
+	}
+	first := map[key]time.Time{}
+	for _, x := range h.Exchanges() {
+		for _, b := range x.Request.Batches {
+			k := key{b.Partition, b.Epoch, b.BaseSequence}
+			if _, seen := first[k]; b.Topic == h.Topic && b.ProducerID == pid && !seen {
+				first[k] = x.Request.Time
+			}
+		}
+	}
+	// Whether a partition's log has, since pid's last marker there, a
+	// batch of the transaction EndTxn ended.
+	open := map[int32]bool{}
+	for i := range h.Log {
+		b := &h.Log[i]
+		if b.ProducerID != pid {
+			continue
+		}
+		if !b.Control {
+			if t, ok := first[key{b.Partition, b.Epoch, b.BaseSequence}]; ok && t.After(from) && t.Before(end) {
+				open[b.Partition] = true
+			}
+			continue
+		}
+		if open[b.Partition] && b.ControlType == history.ControlCommit {
+			return b
+		}
+		open[b.Partition] = false
+	}
+	return nil
 }
 
 // RetriedAfterDrop: the tap dropped a produce answer after the broker

@@ -303,3 +303,71 @@ func TestFailedRecordOfAbortedTransaction(t *testing.T) {
 		t.Fatalf("a failed record a reader sees: %s", v.Paragraph)
 	}
 }
+
+// sentOnWire records a produce request carrying the log's last batch.
+func (b *txnBuilder) sentOnWire() {
+	lb := b.h.Log[len(b.h.Log)-1]
+	b.tick(time.Millisecond)
+	b.corr++
+	b.h.Wire = append(b.h.Wire, history.WireEvent{Kind: history.ProduceRequest, Time: b.now, Conn: 1, CorrelationID: b.corr,
+		Batches: []history.WireBatch{{Topic: b.h.Topic, Partition: lb.Partition, ProducerID: lb.ProducerID, Epoch: lb.Epoch, BaseSequence: lb.BaseSequence, Count: lb.Count, Transactional: true}}})
+}
+
+// endTxn records the producer's EndTxn on the wire with its answer code,
+// the answer dropped by the tap when dropped.
+func (b *txnBuilder) endTxn(commit bool, code int16, dropped bool) {
+	b.tick(time.Millisecond)
+	b.corr++
+	b.h.Wire = append(b.h.Wire, history.WireEvent{Kind: history.EndTxnRequest, Time: b.now, Conn: 2, Broker: 1, CorrelationID: b.corr,
+		TransactionalID: "kc", ProducerID: b.pid, Epoch: b.epoch, Commit: commit})
+	resp := history.WireEvent{Kind: history.EndTxnResponse, Time: b.now, Conn: 2, Broker: 1, CorrelationID: b.corr, ProducerID: -1, Epoch: -1, ErrorCode: code}
+	if dropped {
+		resp.Injected = string(history.ActionDropEndTxnResponse)
+	}
+	b.h.Wire = append(b.h.Wire, resp)
+}
+
+// CommitAnswerLost needs the dropped answer to be a commit the
+// coordinator took, and the log to hold that transaction's commit
+// marker: not an earlier transaction's, nor an abort.
+func TestCommitAnswerLost(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		empty, abort bool
+		code         int16
+		want         bool
+	}{
+		{name: "a commit taken, its answer dropped, its marker in the log", want: true},
+		{name: "the dropped commit's transaction wrote nothing: the marker is the one before", empty: true},
+		{name: "the log aborted the transaction", abort: true},
+		{name: "the dropped answer was an error", code: 51},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newTxnBuilder()
+			b.step(history.TxnBegin, 0, "")
+			b.batch(0, 2, 0, b.pid, true)
+			b.sentOnWire()
+			b.endTxn(true, 0, false)
+			b.marker(0, history.ControlCommit)
+			b.step(history.TxnCommit, 0, "")
+			b.step(history.TxnBegin, 1, "")
+			if !tc.empty {
+				b.batch(0, 2, 1, b.pid, true)
+				b.sentOnWire()
+			}
+			b.endTxn(true, tc.code, true)
+			if !tc.empty {
+				b.marker(0, map[bool]string{false: history.ControlCommit, true: history.ControlAbort}[tc.abort])
+			}
+			b.endTxn(true, 0, false) // the client's retry
+			b.step(history.TxnCommit, 1, "")
+			r := CommitAnswerLost().Prove(b.finish())
+			if r.Shown != tc.want {
+				t.Fatalf("shown %v, want %v: %s", r.Shown, tc.want, r.Evidence)
+			}
+			if tc.want && !strings.Contains(r.Evidence, "partition 0 offset 5") {
+				t.Errorf("the evidence does not name the second transaction's marker: %s", r.Evidence)
+			}
+		})
+	}
+}

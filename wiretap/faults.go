@@ -9,9 +9,10 @@ import (
 	"github.com/kconform/kconform/history"
 )
 
-// rule is a pending protocol fault on produce traffic for one partition.
+// rule is a pending protocol fault on produce traffic for one partition,
+// or on EndTxn commits (ActionDropEndTxnResponse: no partition).
 type rule struct {
-	action    history.Action // ActionDropResponse or ActionErrorCode
+	action    history.Action // ActionDropResponse, ActionDropEndTxnResponse or ActionErrorCode
 	topic     string
 	partition int32
 	code      int16
@@ -50,15 +51,22 @@ func (r *rule) matches(req *kmsg.ProduceRequest, ids map[[16]byte]string) bool {
 	return false
 }
 
-// take finds the first live rule of action matching req and uses it up.
-func (t *Tap) take(action history.Action, req *kmsg.ProduceRequest) *rule {
-	if req == nil {
-		return nil
+// appliesTo tells whether the rule applies to request p: an EndTxn rule
+// to an EndTxn that commits, any other to a produce request carrying its
+// partition.
+func (r *rule) appliesTo(p *pending, ids map[[16]byte]string) bool {
+	if r.action == history.ActionDropEndTxnResponse {
+		return p.endTxn != nil && p.endTxn.Commit
 	}
+	return p.produce != nil && r.matches(p.produce, ids)
+}
+
+// take finds the first live rule of action that applies to p and uses it up.
+func (t *Tap) take(action history.Action, p *pending) *rule {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for i, r := range t.rules {
-		if r.action != action || !r.matches(req, t.topicIDs) {
+		if r.action != action || !r.appliesTo(p, t.topicIDs) {
 			continue
 		}
 		r.remaining--
@@ -73,7 +81,7 @@ func (t *Tap) take(action history.Action, req *kmsg.ProduceRequest) *rule {
 // injectFor answers a produce request itself when an error-code rule
 // matches, without forwarding it; nil means forward.
 func (t *Tap) injectFor(c *conn, p *pending) (kmsg.Response, *rule) {
-	r := t.take(history.ActionErrorCode, p.produce)
+	r := t.take(history.ActionErrorCode, p)
 	if r == nil {
 		return nil, nil
 	}
@@ -115,9 +123,21 @@ func (t *Tap) FailProducesUntilNext(topic string, partition int32, code int16, n
 	t.addRule(&rule{action: history.ActionErrorCode, topic: topic, partition: partition, code: code, remaining: n, untilNext: true})
 }
 
-// dropFor tells whether the answer to p is to be swallowed.
-func (t *Tap) dropFor(p *pending) bool {
-	r := t.take(history.ActionDropResponse, p.produce)
+// dropFor tells whether the answer to p, on c, is to be swallowed: a
+// produce answer (DropResponses), or an EndTxn commit's (DropEndTxnResponses).
+func (t *Tap) dropFor(c *conn, p *pending) bool {
+	if p.endTxn != nil {
+		if t.take(history.ActionDropEndTxnResponse, p) == nil {
+			return false
+		}
+		t.mu.Lock()
+		target := t.targetLocked(c.l, c.l.upstream)
+		t.mu.Unlock()
+		t.recordFault(history.Fault{Action: history.ActionDropEndTxnResponse, Target: target,
+			Detail: fmt.Sprintf("transactional id %q, producer %d epoch %d: committed, answer dropped, connection closed", p.endTxn.TransactionalID, p.endTxn.ProducerID, p.endTxn.ProducerEpoch)})
+		return true
+	}
+	r := t.take(history.ActionDropResponse, p)
 	if r == nil {
 		return false
 	}
@@ -130,6 +150,16 @@ func (t *Tap) dropFor(p *pending) bool {
 // and closes those connections: the "possibly persisted" case.
 func (t *Tap) DropResponses(topic string, partition int32, n int) {
 	t.addRule(&rule{action: history.ActionDropResponse, topic: topic, partition: partition, remaining: n})
+}
+
+// DropEndTxnResponses lets the next n EndTxn requests that commit reach
+// the transaction coordinator and, each one it answers NONE (the commit
+// taken), swallows the answer and closes that connection, as
+// DropResponses does for produce: the client cannot know its transaction
+// committed. An answer with an error goes to the client and the rule
+// waits for the next commit.
+func (t *Tap) DropEndTxnResponses(n int) {
+	t.addRule(&rule{action: history.ActionDropEndTxnResponse, partition: -1, remaining: n})
 }
 
 // FailProduces answers the next n produce requests that carry topic's

@@ -58,7 +58,7 @@ func topicOf(name string, id [16]byte, ids map[[16]byte]string) string {
 // give the client. Answers the tap does not rewrite pass byte for byte.
 func (t *Tap) handleResponse(c *conn, p *pending, body []byte) ([]byte, error) {
 	switch kmsg.Key(p.key) {
-	case kmsg.Produce, kmsg.Fetch, kmsg.InitProducerID, kmsg.Metadata, kmsg.FindCoordinator, kmsg.DescribeCluster, kmsg.ApiVersions:
+	case kmsg.Produce, kmsg.Fetch, kmsg.InitProducerID, kmsg.EndTxn, kmsg.Metadata, kmsg.FindCoordinator, kmsg.DescribeCluster, kmsg.ApiVersions:
 	default:
 		return frame(body), nil
 	}
@@ -89,7 +89,7 @@ func (t *Tap) handleResponse(c *conn, p *pending, body []byte) ([]byte, error) {
 					BaseOffset: rp.BaseOffset, LogStartOffset: rp.LogStartOffset})
 			}
 		}
-		if t.dropFor(p) {
+		if t.dropFor(c, p) {
 			p.drop = true
 			e.Injected = string(history.ActionDropResponse)
 		}
@@ -112,6 +112,17 @@ func (t *Tap) handleResponse(c *conn, p *pending, body []byte) ([]byte, error) {
 			}
 			rewritten = true
 		}
+	case *kmsg.EndTxnResponse:
+		rewritten = false
+		e := history.WireEvent{Kind: history.EndTxnResponse, Time: now, CorrelationID: p.correlation,
+			ProducerID: r.ProducerID, Epoch: r.ProducerEpoch, ErrorCode: r.ErrorCode}
+		// Only a commit the coordinator took is dropped: the client
+		// then cannot know its transaction committed.
+		if r.ErrorCode == 0 && t.dropFor(c, p) {
+			p.drop = true
+			e.Injected = string(history.ActionDropEndTxnResponse)
+		}
+		t.recordOn(c, e)
 	case *kmsg.InitProducerIDResponse:
 		rewritten = false
 		t.recordOn(c, history.WireEvent{Kind: history.InitProducerResponse, Time: now, CorrelationID: p.correlation,

@@ -253,11 +253,10 @@ type pending struct {
 	held      *rule
 	injected  *history.WireEvent
 	releaseAt time.Time
-	// endTxnCommit is whether that EndTxn commits.
-	endTxnCommit bool
-	// endTxn is the producer id of an EndTxn request, -1 for other
-	// requests: its answer releases produce requests held past it.
-	endTxn int64
+	// endTxn is an EndTxn request, nil for other requests: its answer
+	// releases produce requests held past it (HoldPastEndTxn), and
+	// DropEndTxnResponses drops a commit's.
+	endTxn *kmsg.EndTxnRequest
 }
 
 // produceInFlight tells whether a produce request on c awaits its answer.
@@ -338,7 +337,7 @@ func (t *Tap) fromClient(c *conn) error {
 		if err != nil {
 			return fmt.Errorf("malformed request header: %w", err)
 		}
-		p := &pending{key: h.key, version: h.version, correlation: h.correlation, endTxn: -1}
+		p := &pending{key: h.key, version: h.version, correlation: h.correlation}
 		now := time.Now()
 		switch kmsg.Key(h.key) {
 		case kmsg.Produce:
@@ -356,7 +355,14 @@ func (t *Tap) fromClient(c *conn) error {
 		case kmsg.InitProducerID:
 			t.recordOn(c, history.WireEvent{Kind: history.InitProducerRequest, Time: now, CorrelationID: h.correlation})
 		case kmsg.EndTxn:
-			p.endTxn, p.endTxnCommit = endTxnProducer(h.version, body[h.bodyAt:])
+			req := kmsg.NewPtrEndTxnRequest()
+			req.Version = h.version
+			if err := req.ReadFrom(body[h.bodyAt:]); err != nil {
+				return fmt.Errorf("malformed EndTxn request v%d: %w", h.version, err)
+			}
+			p.endTxn = req
+			t.recordOn(c, history.WireEvent{Kind: history.EndTxnRequest, Time: now, CorrelationID: h.correlation,
+				TransactionalID: req.TransactionalID, ProducerID: req.ProducerID, Epoch: req.ProducerEpoch, Commit: req.Commit})
 		}
 		// A transactional produce request held past its producer's EndTxn
 		// waits in the queue unanswered: later answers on the connection
@@ -472,8 +478,8 @@ func (t *Tap) fromUpstream(c *conn) error {
 		if err := t.flush(c); err != nil {
 			return err
 		}
-		if p.endTxn >= 0 {
-			t.endTxnAnswered(p.endTxn, p.endTxnCommit)
+		if p.endTxn != nil && !p.drop {
+			t.endTxnAnswered(p.endTxn.ProducerID, p.endTxn.Commit)
 		}
 		if p.drop {
 			// The client must not get later answers before this one:

@@ -144,17 +144,6 @@ func (t *Tap) endTxnAnswered(pid int64, commit bool) {
 	}
 }
 
-// endTxnProducer is the producer id of an EndTxn request body (or -1)
-// and whether it commits.
-func endTxnProducer(version int16, body []byte) (int64, bool) {
-	req := kmsg.NewPtrEndTxnRequest()
-	req.Version = version
-	if err := req.ReadFrom(body); err != nil {
-		return -1, false
-	}
-	return req.ProducerID, req.Commit
-}
-
 // forwardAfterEndTxn waits until producer pid's EndTxn has been answered
 // (EndTxnBound at most), then passes the held request body on: on c when
 // the client still has it open, its answer then going to the client as

@@ -3,6 +3,7 @@ package wiretap
 import (
 	"context"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -141,4 +142,55 @@ func heldAndForwarded(t *testing.T, tap *Tap) (holds, fwds []history.Fault) {
 		t.Fatalf("%d held, %d passed on: %v", len(holds), len(fwds), tap.Faults())
 	}
 	return holds, fwds
+}
+
+// The coordinator's answer to the first commit is dropped after it took
+// the commit, and only that answer: the client's connection closes with
+// the EndTxn unanswered, the log holds the commit's markers, and the
+// transactional reference producer still passes every check.
+func TestTapDropEndTxnResponse(t *testing.T) {
+	c, tap := tapped(t, 2)
+	tap.DropEndTxnResponses(1)
+	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 2, Count: 60, Rate: 200, RequestTimeout: 5 * time.Second,
+		TransactionalID: "kc-drop-endtxn", TransactionSize: 10, AbortEvery: 3})
+	t.Logf("verdict: %s", v.Paragraph)
+	if len(h.Faults) != 1 || h.Faults[0].Action != history.ActionDropEndTxnResponse || !strings.HasPrefix(h.Faults[0].Target, "broker-") {
+		t.Fatalf("faults: %v; want one %s naming the coordinator", h.Faults, history.ActionDropEndTxnResponse)
+	}
+	var dropped []history.Exchange
+	for _, x := range h.EndTxns() {
+		if x.Response != nil && x.Response.Injected != "" {
+			dropped = append(dropped, x)
+		}
+	}
+	if len(dropped) != 1 || !dropped[0].Request.Commit || dropped[0].Response.ErrorCode != 0 {
+		t.Fatalf("dropped EndTxn answers: %+v; want one commit answered NONE", dropped)
+	}
+	for _, x := range h.Exchanges() {
+		if x.Response != nil && x.Response.Injected != "" {
+			t.Errorf("a produce answer was dropped too: %+v", x.Response)
+		}
+	}
+	// The client never got it: its connection closed with it unanswered.
+	unanswered := false
+	for _, e := range h.Wire[dropped[0].ResponseIndex:] {
+		unanswered = unanswered || e.Kind == history.Unanswered && e.Conn == dropped[0].Request.Conn && e.CorrelationID == dropped[0].Request.CorrelationID
+	}
+	if !unanswered {
+		t.Error("the dropped answer's request is not recorded unanswered")
+	}
+	r := verify.CommitAnswerLost().Prove(h)
+	if !r.Shown {
+		t.Errorf("txn-lost-endtxn's effect not shown: %s", r.Evidence)
+	}
+	t.Logf("effect: %s", r.Evidence)
+	// Without the markers in the log, nothing shows the commit happened.
+	noMarkers := *h
+	noMarkers.Log = slices.DeleteFunc(slices.Clone(h.Log), func(b history.LogBatch) bool { return b.Control })
+	if r := verify.CommitAnswerLost().Prove(&noMarkers); r.Shown {
+		t.Errorf("shown without a marker in the log: %s", r.Evidence)
+	}
+	if !v.OK(true) || v.Stats.Transactions == 0 {
+		t.Fatalf("after a lost commit answer: %s", v.Paragraph)
+	}
 }
