@@ -20,6 +20,9 @@ type Env struct {
 	Tap *wiretap.Tap
 	// Topic is the topic whose partition leaders targets may name.
 	Topic string
+	// TransactionalID is the run's producer's transactional.id, whose
+	// transaction coordinator targets may name; "" for an idempotent run.
+	TransactionalID string
 	// Progress receives a line per step and progress while waiting.
 	Progress io.Writer
 

@@ -66,6 +66,8 @@ var FaultTypes = []FaultType{
 	{New: Start, Records: actions(history.ActionStart), On: OnNodes, Doc: "start the nodes again, a gap apart"},
 	{New: Pause, Records: actions(history.ActionPause), On: OnNodes, Doc: "freeze the nodes (docker pause)"},
 	{New: Unpause, Records: actions(history.ActionUnpause), On: OnNodes, Doc: "thaw the nodes"},
+	{New: KillAtEndTxn, Records: actions(history.ActionKill, history.ActionHoldEndTxn), On: OnNodes,
+		Doc: "SIGKILL the nodes (a transaction coordinator: CoordinatorOf) at a moment a commit's EndTxn to each is in flight: the tap holds it until the kill, then lets it go to the dead broker"},
 	{New: MoveLeaders, Records: actions(history.ActionMoveLeaders), On: OnTopic,
 		Doc: "move every partition's leadership to another broker (replica lists rotated, preferred leaders elected)"},
 	{New: Upgrade, Records: actions(history.ActionUpgrade, history.ActionStart, history.ActionRestart, history.ActionFinalize), On: OnCluster,
@@ -142,8 +144,11 @@ var FaultTypes = []FaultType{
 	{New: Hold, Command: "hold", Args: "BROKER|all", Records: actions(history.ActionHold), On: OnBrokers,
 		Doc:   "stop passing requests on to a broker (earlier ones are still answered) until heal",
 		parse: func(args []string) (Step, error) { return Hold(brokers(args[0])), nil }},
+	{New: HoldEndTxn, Command: "hold-endtxn", Args: "BROKER|all", Records: actions(history.ActionHoldEndTxn), On: OnBrokers,
+		Doc:   "stop passing commits' EndTxn requests on to a broker, the transaction coordinator (other requests go on), until heal",
+		parse: func(args []string) (Step, error) { return HoldEndTxn(brokers(args[0])), nil }},
 	{New: Heal, Command: "heal", Records: actions(history.ActionHeal), On: OnTap,
-		Doc:   "end blackholes, holds and delays, drop unused rules",
+		Doc:   "end blackholes, holds (of EndTxns too) and delays, drop unused rules",
 		parse: func([]string) (Step, error) { return Heal(), nil }},
 }
 

@@ -102,3 +102,15 @@ func example(f FaultType) string {
 	}
 	return line
 }
+
+// CoordinatorOf names the run's transactional id when given none, and an
+// idempotent run has no coordinator to target.
+func TestCoordinatorOfNeedsATransactionalID(t *testing.T) {
+	_, err := CoordinatorOf("").resolve(context.Background(), &Env{Topic: "t"})
+	if err == nil || !strings.Contains(err.Error(), "no transactional id") {
+		t.Fatalf("an idempotent run's coordinator resolved: %v", err)
+	}
+	if got := CoordinatorOf("kc").String(); got != `transaction coordinator of "kc"` {
+		t.Errorf("name %q", got)
+	}
+}

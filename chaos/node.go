@@ -15,9 +15,10 @@ import (
 // The node faults: steps on the cluster's nodes (fixtures), recorded by
 // chaos as each node is hit.
 
-// nodeStep applies op to every node of target; gap spaces them out. A
-// step that is not a repair leaves its nodes for Victims.
-func nodeStep(action history.Action, target Target, gap time.Duration, op func(*fixtures.Node, context.Context) error) Step {
+// nodeStep applies op to every node of target; gap spaces them out, and
+// each is recorded with detail. A step that is not a repair leaves its
+// nodes for Victims.
+func nodeStep(action history.Action, target Target, gap time.Duration, detail string, op func(*fixtures.Node, context.Context) error) Step {
 	return func(ctx context.Context, e *Env) error {
 		nodes, err := target.resolve(ctx, e)
 		if err != nil {
@@ -37,28 +38,71 @@ func nodeStep(action history.Action, target Target, gap time.Duration, op func(*
 			if err := op(n, ctx); err != nil {
 				return fmt.Errorf("chaos %s: %w", action, err)
 			}
-			e.record(action, n.Name, "")
+			e.record(action, n.Name, detail)
 		}
 		return nil
 	}
 }
 
 // Kill SIGKILLs the target's nodes.
-func Kill(t Target) Step { return nodeStep(history.ActionKill, t, 0, (*fixtures.Node).Kill) }
+func Kill(t Target) Step { return nodeStep(history.ActionKill, t, 0, "", (*fixtures.Node).Kill) }
 
 // Stop stops the target's nodes gracefully.
-func Stop(t Target) Step { return nodeStep(history.ActionStop, t, 0, (*fixtures.Node).Stop) }
+func Stop(t Target) Step { return nodeStep(history.ActionStop, t, 0, "", (*fixtures.Node).Stop) }
 
 // Start starts the target's nodes, gap apart.
 func Start(t Target, gap time.Duration) Step {
-	return nodeStep(history.ActionStart, t, gap, (*fixtures.Node).Start)
+	return nodeStep(history.ActionStart, t, gap, "", (*fixtures.Node).Start)
 }
 
 // Pause freezes the target's nodes.
-func Pause(t Target) Step { return nodeStep(history.ActionPause, t, 0, (*fixtures.Node).Pause) }
+func Pause(t Target) Step { return nodeStep(history.ActionPause, t, 0, "", (*fixtures.Node).Pause) }
 
 // Unpause thaws the target's nodes.
-func Unpause(t Target) Step { return nodeStep(history.ActionUnpause, t, 0, (*fixtures.Node).Unpause) }
+func Unpause(t Target) Step {
+	return nodeStep(history.ActionUnpause, t, 0, "", (*fixtures.Node).Unpause)
+}
+
+// KillAtEndTxn SIGKILLs the target's nodes (a transaction coordinator,
+// CoordinatorOf) at a moment a commit's EndTxn to each is in flight: the
+// tap holds the next EndTxn commit to them (HoldEndTxn), waiting at most
+// within for one, the nodes are killed, and what the tap held goes on to
+// the dead broker, its connection dying with the request unanswered. A
+// kill that met no EndTxn is no error: the history's effect check judges
+// whether one was in flight.
+func KillAtEndTxn(t Target, within time.Duration) Step {
+	return func(ctx context.Context, e *Env) error {
+		nodes, err := t.resolve(ctx, e)
+		if err != nil {
+			return fmt.Errorf("chaos kill at EndTxn: %w", err)
+		}
+		// What the tap held goes on once the nodes are dead, or at once
+		// if the kill fails.
+		defer func() {
+			for _, n := range nodes {
+				e.Tap.ReleaseEndTxn(n.Addr)
+			}
+		}()
+		for _, n := range nodes {
+			if err := e.Tap.HoldEndTxn(n.Addr); err != nil {
+				return fmt.Errorf("chaos kill at EndTxn: %w", err)
+			}
+		}
+		held := true
+		for _, n := range nodes {
+			held = e.Tap.WaitEndTxnHeld(n.Addr, within) && held
+		}
+		detail := t.name + ", a commit's EndTxn to it held by the tap"
+		if !held {
+			detail = fmt.Sprintf("%s, no commit's EndTxn to it within %s", t.name, within)
+			if e.Progress != nil {
+				fmt.Fprintf(e.Progress, "kconform: chaos: no commit's EndTxn to %s within %s; killed anyway\n", t.name, within)
+			}
+		}
+		resolved := Target{name: t.name, resolve: func(context.Context, *Env) ([]*fixtures.Node, error) { return nodes, nil }}
+		return nodeStep(history.ActionKill, resolved, 0, detail, (*fixtures.Node).Kill)(ctx, e)
+	}
+}
 
 // MoveLeaders moves the leadership of every partition of the Env's topic
 // to another broker: each replica list is rotated by one (the same

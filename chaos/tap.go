@@ -167,6 +167,14 @@ func Hold(t Target) Step {
 	return tapFault("hold", t, (*wiretap.Tap).Hold)
 }
 
+// HoldEndTxn stops the tap passing commits' EndTxn requests on to the
+// target's brokers (transaction coordinators), other requests going on,
+// until Heal (see wiretap.Tap.HoldEndTxn): the client's commit is in
+// flight for as long.
+func HoldEndTxn(t Target) Step {
+	return tapFault("hold-endtxn", t, (*wiretap.Tap).HoldEndTxn)
+}
+
 // tapFault applies a tap fault to each broker the target resolves to.
 func tapFault(name string, t Target, apply func(tap *wiretap.Tap, addr string) error) Step {
 	return func(ctx context.Context, e *Env) error {

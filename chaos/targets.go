@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -63,6 +64,27 @@ func Node(name string) Target {
 func LeaderOf(partition int32) Target {
 	return Target{name: fmt.Sprintf("leader of partition %d", partition), resolve: func(ctx context.Context, e *Env) ([]*fixtures.Node, error) {
 		n, err := e.Cluster.LeaderOf(ctx, e.Topic, partition)
+		if err != nil {
+			return nil, err
+		}
+		return []*fixtures.Node{n}, nil
+	}}
+}
+
+// CoordinatorOf targets the transaction coordinator of transactional id
+// txnID ("" is the Env's), as FindCoordinator answers on the brokers' own
+// addresses (fixtures.Cluster.CoordinatorOf).
+func CoordinatorOf(txnID string) Target {
+	name := fmt.Sprintf("transaction coordinator of %q", txnID)
+	if txnID == "" {
+		name = "transaction coordinator of the run's transactional id"
+	}
+	return Target{name: name, resolve: func(ctx context.Context, e *Env) ([]*fixtures.Node, error) {
+		id := cmp.Or(txnID, e.TransactionalID)
+		if id == "" {
+			return nil, fmt.Errorf("%s: the run's producer has no transactional id", name)
+		}
+		n, err := e.Cluster.CoordinatorOf(ctx, id)
 		if err != nil {
 			return nil, err
 		}

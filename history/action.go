@@ -48,6 +48,10 @@ const (
 	ActionBlackhole Action = "blackhole"
 	// ActionHold: the tap stopped passing requests on to a broker.
 	ActionHold Action = "hold"
+	// ActionHoldEndTxn: the tap stopped passing EndTxn requests that
+	// commit on to a broker (the transaction coordinator); other requests
+	// go on.
+	ActionHoldEndTxn Action = "hold-endtxn"
 	// ActionHoldPastEndTxn: the tap held a produce request carrying a
 	// transactional batch, neither answered nor passed on, until its
 	// producer's EndTxn had been answered (KAFKA-17754 made deterministic).

@@ -323,6 +323,24 @@ func Catalogue() []Scenario {
 			},
 		},
 		{
+			Name: "txn-coordinator-kill",
+			Fault: "a transactional producer (transactions of 10 records, every 3rd aborted); the transaction coordinator of its transactional id (found with FindCoordinator) SIGKILLed at a moment a commit's EndTxn to it is in flight: " +
+				"the tap holds that EndTxn until the kill, then lets it go to the dead broker, the connection dying with it unanswered; the coordinator restarted 5 s later",
+			Requirement: "When its transaction coordinator dies in the middle of a commit, a producer MUST find the next coordinator and end the transaction there (retry the commit, or abort it), and report the outcome truthfully: committed only if read_committed readers see its records, aborted only if they do not, never left open; after the restart it MUST go on committing transactions.",
+			References: []string{"KIP-98 (the transaction coordinator, its log and its failover)",
+				"KAFKA-4818 (apache/kafka PR #2840, the Java transactional client: NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE sends the client to find its coordinator again and retry)",
+				"KAFKA-7763 (apache/kafka PR #6066: commitTransaction and abortTransaction waited for ever with the brokers down)"},
+			MustShow: "the broker killed was the client's transaction coordinator in the middle of a commit: a commit's EndTxn to it was sent before the kill and unanswered when the kill came",
+			Producer: producer.Config{TransactionalID: "kconform-txn-coordinator-kill", TransactionSize: 10, AbortEvery: 3},
+			Effects:  []verify.Effect{verify.KilledAtEndTxn()},
+			Schedule: []chaos.Step{
+				chaos.KillAtEndTxn(chaos.CoordinatorOf(""), 10*time.Second),
+				chaos.Wait(5*time.Second, "coordinator down"),
+				chaos.Start(chaos.Victims(), 0),
+				chaos.WaitReady(3 * time.Minute),
+			},
+		},
+		{
 			Name:        "leader-transition",
 			Fault:       "leadership of all 12 partitions moved to another broker (replica lists rotated, preferred leaders elected) five times under load (1,200 records/s), each time with the tap closing the new leader of partition 0's client connections at a moment a produce request to it is in flight",
 			Requirement: "When leadership moves while requests are in flight and a connection closes under them, a producer MUST NOT write a record twice: a request that may have been written is retried at its own sequence, never resent under a new epoch as new records.",

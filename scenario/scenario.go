@@ -225,7 +225,7 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 	logs := artifacts.NewStampedLog(logFile)
 	defer logs.Flush()
 	settings, used := s.Settings(drv, cfg)
-	env := &chaos.Env{Cluster: c, Tap: tap, Topic: Topic, Progress: progress}
+	env := &chaos.Env{Cluster: c, Tap: tap, Topic: Topic, TransactionalID: cfg.TransactionalID, Progress: progress}
 	// Faults that must meet the client's first requests are in place
 	// before it starts.
 	if len(s.AtStart) > 0 {

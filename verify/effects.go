@@ -302,25 +302,60 @@ func CommitAnswerLost() Effect {
 				if m == nil {
 					continue
 				}
-				next := "then sent no EndTxn again"
-				for _, y := range ends[i+1:] {
-					if y.Request.ProducerID == q.ProducerID {
-						verb := "abort"
-						if y.Request.Commit {
-							verb = "commit"
-						}
-						answer := "no answer"
-						if y.Response != nil {
-							answer = cmp.Or(history.ErrorName(y.Response.ErrorCode), "NONE")
-						}
-						next = fmt.Sprintf("then sent EndTxn (%s) %.1f s later, answered %s", verb, y.Request.Time.Sub(q.Time).Seconds(), answer)
-						break
-					}
-				}
 				return fmt.Sprintf("transactional id %q, producer %d epoch %d: its commit sent to broker %d at %s was answered NONE and the answer dropped; the log holds its commit marker at partition %d offset %d; the client %s",
-					q.TransactionalID, q.ProducerID, q.Epoch, q.Broker, q.Time.Format("15:04:05.000"), m.Partition, m.BaseOffset, next), true
+					q.TransactionalID, q.ProducerID, q.Epoch, q.Broker, q.Time.Format("15:04:05.000"), m.Partition, m.BaseOffset, nextEndTxn(ends, i, q.Time)), true
 			}
 			return fmt.Sprintf("no commit answered NONE and dropped by %q has its commit marker in the log", history.ActionDropEndTxnResponse), false
+		},
+	}
+}
+
+// nextEndTxn says what the producer of EndTxn ends[i] sent next after a
+// fault at: its next EndTxn (to commit or abort, to which broker, how
+// long after, and the answer), or none.
+func nextEndTxn(ends []history.Exchange, i int, at time.Time) string {
+	pid := ends[i].Request.ProducerID
+	for _, y := range ends[i+1:] {
+		if y.Request.ProducerID != pid {
+			continue
+		}
+		verb := "abort"
+		if y.Request.Commit {
+			verb = "commit"
+		}
+		answer := "no answer"
+		if y.Response != nil {
+			answer = cmp.Or(history.ErrorName(y.Response.ErrorCode), "NONE")
+		}
+		return fmt.Sprintf("then sent EndTxn (%s) to broker %d %.1f s later, answered %s", verb, y.Request.Broker, y.Request.Time.Sub(at).Seconds(), answer)
+	}
+	return "then sent no EndTxn again"
+}
+
+// KilledAtEndTxn: a "kill" hit a broker while a commit's EndTxn to it was
+// in flight: sent before the kill and unanswered then. A client sends
+// EndTxn only to its transaction coordinator, so the broker killed was
+// that coordinator, in the middle of the client's commit. The evidence
+// says what the client did next.
+func KilledAtEndTxn() Effect {
+	return Effect{
+		Requirement: fmt.Sprintf("%q hit a broker while a commit's EndTxn to it, the client's transaction coordinator, was unanswered", history.ActionKill),
+		prove: func(h *history.History) (string, bool) {
+			ends := h.EndTxns()
+			for _, x := range hits(h, history.ActionKill) {
+				if x.victim < 0 {
+					continue
+				}
+				for i, y := range ends {
+					q := y.Request
+					if !q.Commit || q.Broker != x.victim || q.Time.After(x.fault.Time) || y.Response != nil && !y.Response.Time.After(x.fault.Time) {
+						continue
+					}
+					return fmt.Sprintf("transactional id %q, producer %d epoch %d: its commit sent to broker %d at %s was unanswered when %q hit it %.2f s later; the client %s",
+						q.TransactionalID, q.ProducerID, q.Epoch, q.Broker, q.Time.Format("15:04:05.000"), x.fault.String(), x.fault.Time.Sub(q.Time).Seconds(), nextEndTxn(ends, i, x.fault.Time)), true
+				}
+			}
+			return fmt.Sprintf("no %q hit a broker with a commit's EndTxn to it in flight", history.ActionKill), false
 		},
 	}
 }

@@ -313,18 +313,30 @@ func (b *txnBuilder) sentOnWire() {
 		Batches: []history.WireBatch{{Topic: b.h.Topic, Partition: lb.Partition, ProducerID: lb.ProducerID, Epoch: lb.Epoch, BaseSequence: lb.BaseSequence, Count: lb.Count, Transactional: true}}})
 }
 
-// endTxn records the producer's EndTxn on the wire with its answer code,
-// the answer dropped by the tap when dropped.
-func (b *txnBuilder) endTxn(commit bool, code int16, dropped bool) {
+// endTxnSent records the producer's EndTxn to broker 1 on the wire, not
+// answered yet.
+func (b *txnBuilder) endTxnSent(commit bool) {
 	b.tick(time.Millisecond)
 	b.corr++
 	b.h.Wire = append(b.h.Wire, history.WireEvent{Kind: history.EndTxnRequest, Time: b.now, Conn: 2, Broker: 1, CorrelationID: b.corr,
 		TransactionalID: "kc", ProducerID: b.pid, Epoch: b.epoch, Commit: commit})
+}
+
+// endTxnAnswered answers the last EndTxn with code, the answer dropped by
+// the tap when dropped.
+func (b *txnBuilder) endTxnAnswered(code int16, dropped bool) {
+	b.tick(time.Millisecond)
 	resp := history.WireEvent{Kind: history.EndTxnResponse, Time: b.now, Conn: 2, Broker: 1, CorrelationID: b.corr, ProducerID: -1, Epoch: -1, ErrorCode: code}
 	if dropped {
 		resp.Injected = string(history.ActionDropEndTxnResponse)
 	}
 	b.h.Wire = append(b.h.Wire, resp)
+}
+
+// endTxn records the producer's EndTxn on the wire with its answer.
+func (b *txnBuilder) endTxn(commit bool, code int16, dropped bool) {
+	b.endTxnSent(commit)
+	b.endTxnAnswered(code, dropped)
 }
 
 // CommitAnswerLost needs the dropped answer to be a commit the
@@ -367,6 +379,49 @@ func TestCommitAnswerLost(t *testing.T) {
 			}
 			if tc.want && !strings.Contains(r.Evidence, "partition 0 offset 5") {
 				t.Errorf("the evidence does not name the second transaction's marker: %s", r.Evidence)
+			}
+		})
+	}
+}
+
+// KilledAtEndTxn needs a kill of the broker a commit's EndTxn was sent
+// to, before its answer.
+func TestKilledAtEndTxn(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		abort    bool
+		answered bool
+		victim   string
+		want     bool
+	}{
+		{name: "the coordinator killed with the commit unanswered", victim: "broker-1", want: true},
+		{name: "the commit answered before the kill", answered: true, victim: "broker-1"},
+		{name: "another broker killed", victim: "broker-2"},
+		{name: "an abort in flight, not a commit", abort: true, victim: "broker-1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newTxnBuilder()
+			b.step(history.TxnBegin, 0, "")
+			b.batch(0, 2, 0, b.pid, true)
+			b.endTxnSent(!tc.abort)
+			if tc.answered {
+				b.endTxnAnswered(0, false)
+			}
+			b.fault(history.ActionKill, tc.victim)
+			if !tc.answered {
+				b.h.Wire = append(b.h.Wire, history.WireEvent{Kind: history.Unanswered, Time: b.now, Conn: 2, Broker: 1, CorrelationID: b.corr})
+			}
+			b.tick(time.Second)
+			b.endTxn(!tc.abort, 0, false) // the client's retry, at the next coordinator
+			b.h.Wire[len(b.h.Wire)-2].Broker = 2
+			b.marker(0, map[bool]string{false: history.ControlCommit, true: history.ControlAbort}[tc.abort])
+			b.step(map[bool]string{false: history.TxnCommit, true: history.TxnAbort}[tc.abort], 0, "")
+			r := KilledAtEndTxn().Prove(b.finish())
+			if r.Shown != tc.want {
+				t.Fatalf("shown %v, want %v: %s", r.Shown, tc.want, r.Evidence)
+			}
+			if tc.want && !strings.Contains(r.Evidence, "then sent EndTxn (commit) to broker 2 1.0 s later, answered NONE") {
+				t.Errorf("the evidence does not say what the client did next: %s", r.Evidence)
 			}
 		})
 	}

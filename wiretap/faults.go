@@ -271,6 +271,48 @@ func (t *Tap) Hold(upstream string) error {
 	return t.mark(upstream, history.ActionHold, func(l *listener) { l.hold = true })
 }
 
+// HoldEndTxn makes the tap stop passing EndTxn requests that commit on
+// to the broker at upstream, the transaction coordinator, until
+// ReleaseEndTxn or Heal, as Hold does for every request: such a request
+// waits in the tap unanswered, the tap reading nothing more from that
+// client connection meanwhile; then it goes on to the broker, or to
+// whatever became of it (killed, the connection dies with the request
+// unanswered). For the client its commit is in flight.
+func (t *Tap) HoldEndTxn(upstream string) error {
+	return t.mark(upstream, history.ActionHoldEndTxn, func(l *listener) { l.holdEndTxn, l.heldEndTxns = true, 0 })
+}
+
+// WaitEndTxnHeld waits, at most within, until HoldEndTxn holds a commit
+// to the broker at upstream, and tells whether it does.
+func (t *Tap) WaitEndTxnHeld(upstream string, within time.Duration) bool {
+	l, err := t.listenerFor(upstream)
+	if err != nil {
+		return false
+	}
+	deadline := time.Now().Add(within)
+	for {
+		t.mu.Lock()
+		held := l.heldEndTxns > 0
+		t.mu.Unlock()
+		if held || !time.Now().Before(deadline) {
+			return held
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// ReleaseEndTxn ends HoldEndTxn on the broker at upstream, the commits it
+// held going on. It records nothing: it follows a kill of that broker
+// (chaos.KillAtEndTxn), whose repair, the restart, ends both; Heal ends
+// a hold of its own.
+func (t *Tap) ReleaseEndTxn(upstream string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if l := t.listeners[upstream]; l != nil {
+		l.holdEndTxn = false
+	}
+}
+
 // mark sets a fault on the listener standing in for upstream and records
 // it as action.
 func (t *Tap) mark(upstream string, action history.Action, set func(*listener)) error {
@@ -286,12 +328,14 @@ func (t *Tap) mark(upstream string, action history.Action, set func(*listener)) 
 	return nil
 }
 
-// Heal ends every blackhole, hold and delay and drops rules not yet used.
+// Heal ends every blackhole, hold (of EndTxns too) and delay and drops
+// rules not yet used.
 func (t *Tap) Heal() {
 	t.mu.Lock()
 	for _, l := range t.listeners {
 		l.blackhole = false
 		l.hold = false
+		l.holdEndTxn = false
 	}
 	t.delay = 0
 	t.rules = nil

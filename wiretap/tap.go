@@ -56,6 +56,11 @@ type listener struct {
 	// hold makes the tap stop passing requests on to this broker until
 	// Heal, while answers to those already passed on still come back.
 	hold bool
+	// holdEndTxn does the same for EndTxn requests that commit alone
+	// (HoldEndTxn), until ReleaseEndTxn or Heal; heldEndTxns counts the
+	// requests it held since HoldEndTxn.
+	holdEndTxn  bool
+	heldEndTxns int
 }
 
 // Option configures a Tap.
@@ -255,8 +260,10 @@ type pending struct {
 	releaseAt time.Time
 	// endTxn is an EndTxn request, nil for other requests: its answer
 	// releases produce requests held past it (HoldPastEndTxn), and
-	// DropEndTxnResponses drops a commit's.
-	endTxn *kmsg.EndTxnRequest
+	// DropEndTxnResponses drops a commit's; endTxnHeld says HoldEndTxn
+	// held it.
+	endTxn     *kmsg.EndTxnRequest
+	endTxnHeld bool
 }
 
 // produceInFlight tells whether a produce request on c awaits its answer.
@@ -380,8 +387,9 @@ func (t *Tap) fromClient(c *conn) error {
 		// delivers what a partition held up once the network is back;
 		// meanwhile the tap reads nothing more from this client connection.
 		// A client that gives up on it first closes the connection, and
-		// the request is recorded unanswered.
-		for t.stalled(c.l) {
+		// the request is recorded unanswered. A commit held by HoldEndTxn
+		// waits the same way.
+		for t.stalled(c.l) || t.holdsEndTxn(c.l, p) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		if p != nil {
@@ -417,6 +425,24 @@ func (t *Tap) stalled(l *listener) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return (l.hold || l.blackhole) && !t.closed
+}
+
+// holdsEndTxn tells whether p is an EndTxn commit the tap holds back
+// from the broker behind l (HoldEndTxn), counting it the first time.
+func (t *Tap) holdsEndTxn(l *listener, p *pending) bool {
+	if p == nil || p.endTxn == nil || !p.endTxn.Commit {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !l.holdEndTxn || t.closed {
+		return false
+	}
+	if !p.endTxnHeld {
+		p.endTxnHeld = true
+		l.heldEndTxns++
+	}
+	return true
 }
 
 // blackholed tells whether the broker behind l is cut off: its answers

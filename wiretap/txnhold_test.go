@@ -2,11 +2,16 @@ package wiretap
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/internal/kfaketest"
@@ -192,5 +197,60 @@ func TestTapDropEndTxnResponse(t *testing.T) {
 	}
 	if !v.OK(true) || v.Stats.Transactions == 0 {
 		t.Fatalf("after a lost commit answer: %s", v.Paragraph)
+	}
+}
+
+// A commit's EndTxn to the transaction coordinator is held until the
+// coordinator's connections die (kfake cannot be killed: the tap closes
+// them, and the coordinators move), then let go: the request is recorded
+// unanswered, the client ends the transaction at the next coordinator,
+// and the reference producer still passes every check.
+func TestTapHoldEndTxn(t *testing.T) {
+	c, tap := tapped(t, 2)
+	const txnID = "kc-hold-endtxn"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	co, ok := kadm.NewClient(kfaketest.Client(t, c)).FindTxnCoordinators(ctx, txnID)[txnID]
+	if !ok || co.Err != nil {
+		t.Fatalf("find the coordinator of %s: %+v", txnID, co)
+	}
+	upstream := net.JoinHostPort(co.Host, strconv.Itoa(int(co.Port)))
+	if err := tap.HoldEndTxn(upstream); err != nil {
+		t.Fatal(err)
+	}
+	killed := make(chan time.Time, 1)
+	go func() {
+		if !tap.WaitEndTxnHeld(upstream, 20*time.Second) {
+			t.Error("no commit's EndTxn to the coordinator was held")
+		}
+		at := time.Now()
+		c.RehashCoordinators()
+		tap.CloseConnections(upstream)
+		killed <- at
+		tap.ReleaseEndTxn(upstream)
+	}()
+	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 2, Count: 60, Rate: 200, RequestTimeout: 5 * time.Second,
+		TransactionalID: txnID, TransactionSize: 10, AbortEvery: 3})
+	t.Logf("verdict: %s", v.Paragraph)
+	at := <-killed
+	var held *history.Exchange
+	for _, x := range h.EndTxns() {
+		if x.Request.Commit && x.Request.Broker == co.NodeID && x.Request.Time.Before(at) && (x.Response == nil || x.Response.Time.After(at)) {
+			held = &x
+		}
+	}
+	if held == nil || held.Response != nil {
+		t.Fatalf("no commit to broker %d was in flight, unanswered, when its connections died: %+v", co.NodeID, held)
+	}
+	// The history as a run records it, the kill chaos's.
+	h.Faults = append(h.Faults, history.Fault{Time: at, Action: history.ActionKill, Target: fmt.Sprintf("broker-%d", co.NodeID)})
+	slices.SortStableFunc(h.Faults, func(a, b history.Fault) int { return a.Time.Compare(b.Time) })
+	r := verify.KilledAtEndTxn().Prove(h)
+	if !r.Shown {
+		t.Errorf("txn-coordinator-kill's effect not shown: %s", r.Evidence)
+	}
+	t.Logf("effect: %s", r.Evidence)
+	if v := verify.Check(h, verify.Options{}); !v.OK(true) || v.Stats.TxnCommitted == 0 {
+		t.Fatalf("after the coordinator's connections died mid-commit: %s", v.Paragraph)
 	}
 }
