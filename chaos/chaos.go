@@ -41,7 +41,12 @@ func (e *Env) Faults() []history.Fault {
 
 // record records a step of action as done now, a repair if the action is one.
 func (e *Env) record(action history.Action, target, detail string) {
-	f := history.Fault{Time: time.Now(), Action: action, Target: target, Detail: detail, Repair: action.Repair()}
+	e.add(history.Fault{Time: time.Now(), Action: action, Target: target, Detail: detail})
+}
+
+// add records step f, a repair if its action is one.
+func (e *Env) add(f history.Fault) {
+	f.Repair = f.Action.Repair()
 	e.mu.Lock()
 	e.faults = append(e.faults, f)
 	e.mu.Unlock()

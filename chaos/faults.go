@@ -52,6 +52,8 @@ const (
 	OnPartition TargetKind = "a partition, at the tap"
 	// OnTap: everything the tap passes on.
 	OnTap TargetKind = "the tap"
+	// OnTransactionalID: the run's transactional id, through the cluster.
+	OnTransactionalID TargetKind = "the run's transactional id"
 	// OnEndTxn: the EndTxn requests that commit, at the tap.
 	OnEndTxn TargetKind = "commits (EndTxn), at the tap"
 )
@@ -68,6 +70,8 @@ var FaultTypes = []FaultType{
 	{New: Unpause, Records: actions(history.ActionUnpause), On: OnNodes, Doc: "thaw the nodes"},
 	{New: KillAtEndTxn, Records: actions(history.ActionKill, history.ActionHoldEndTxn), On: OnNodes,
 		Doc: "SIGKILL the nodes (a transaction coordinator: CoordinatorOf) at a moment a commit's EndTxn to each is in flight: the tap holds it until the kill, then lets it go to the dead broker"},
+	{New: Fence, Records: actions(history.ActionFence), On: OnTransactionalID,
+		Doc: "another producer takes over the run's transactional id (InitProducerId bumps the epoch: the run's producer fenced, its open transaction aborted) and commits transactions of one record per partition"},
 	{New: MoveLeaders, Records: actions(history.ActionMoveLeaders), On: OnTopic,
 		Doc: "move every partition's leadership to another broker (replica lists rotated, preferred leaders elected)"},
 	{New: Upgrade, Records: actions(history.ActionUpgrade, history.ActionStart, history.ActionRestart, history.ActionFinalize), On: OnCluster,
@@ -141,6 +145,8 @@ var FaultTypes = []FaultType{
 		parse: func(args []string) (Step, error) { return Blackhole(brokers(args[0])), nil }},
 	{New: PartitionInFlight, Records: actions(history.ActionBlackhole), On: OnBrokers,
 		Doc: "at a moment a produce request to a broker is in flight, pass nothing either way until heal, connections left open (a network partition on a busy wire)"},
+	{New: HoldInFlight, Records: actions(history.ActionHold), On: OnBrokers,
+		Doc: "at a moment a produce request to one of the brokers is in flight, stop passing requests on to all of them until heal (the producer frozen, as the brokers see it, with a transaction open)"},
 	{New: Hold, Command: "hold", Args: "BROKER|all", Records: actions(history.ActionHold), On: OnBrokers,
 		Doc:   "stop passing requests on to a broker (earlier ones are still answered) until heal",
 		parse: func(args []string) (Step, error) { return Hold(brokers(args[0])), nil }},

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/producer"
 )
 
 // The node faults: steps on the cluster's nodes (fixtures), recorded by
@@ -101,6 +103,49 @@ func KillAtEndTxn(t Target, within time.Duration) Step {
 		}
 		resolved := Target{name: t.name, resolve: func(context.Context, *Env) ([]*fixtures.Node, error) { return nodes, nil }}
 		return nodeStep(history.ActionKill, resolved, 0, detail, (*fixtures.Node).Kill)(ctx, e)
+	}
+}
+
+// Fence has another producer take over transactional id txnID ("" is the
+// Env's), on the brokers' own addresses, not through the tap
+// (producer.Fence): its InitProducerId bumps the epoch, fencing the run's
+// producer, a zombie from then on, and aborting its open transaction;
+// then it commits transactions transactions of one record per partition
+// of the Env's topic. The step is recorded at InitProducerId's answer,
+// with the producer id and epoch it gave.
+func Fence(txnID string, transactions int) Step {
+	return func(ctx context.Context, e *Env) error {
+		id := cmp.Or(txnID, e.TransactionalID)
+		if id == "" {
+			return fmt.Errorf("chaos fence: the run's producer has no transactional id")
+		}
+		cl, err := e.Cluster.Client()
+		if err != nil {
+			return fmt.Errorf("chaos fence: %w", err)
+		}
+		td, err := kadm.NewClient(cl).ListTopics(ctx, e.Topic)
+		cl.Close()
+		if err == nil {
+			err = td[e.Topic].Err
+		}
+		if err != nil {
+			return fmt.Errorf("chaos fence: partitions of %s: %w", e.Topic, err)
+		}
+		f, err := producer.Fence(ctx, producer.FenceConfig{Brokers: e.Cluster.BootstrapAddrs(), Topic: e.Topic, Partitions: len(td[e.Topic].Partitions),
+			TransactionalID: id, Transactions: transactions})
+		if f.At.IsZero() {
+			return fmt.Errorf("chaos fence: %w", err)
+		}
+		detail := fmt.Sprintf("InitProducerId gave producer %d epoch %d; %d of %d transactions of one record per partition committed", f.ProducerID, f.Epoch, f.Committed, transactions)
+		if err != nil {
+			detail += "; then " + err.Error()
+		}
+		e.add(history.Fault{Time: f.At, Action: history.ActionFence, Target: fmt.Sprintf("transactional id %q", id), Detail: detail,
+			Producer: &history.ProducerEpoch{ID: f.ProducerID, Epoch: f.Epoch}})
+		if err != nil {
+			return fmt.Errorf("chaos fence: %w", err)
+		}
+		return nil
 	}
 }
 

@@ -167,6 +167,30 @@ func Hold(t Target) Step {
 	return tapFault("hold", t, (*wiretap.Tap).Hold)
 }
 
+// HoldInFlight stops the tap passing requests on to the target's brokers,
+// as Hold does, from a moment a produce request to one of them is in
+// flight (waiting at most within; see wiretap.Tap.HoldInFlight): the
+// brokers see the producer freeze with a batch on its way, a
+// transactional producer with a transaction open.
+func HoldInFlight(t Target, within time.Duration) Step {
+	return func(ctx context.Context, e *Env) error {
+		addrs, err := t.upstreams(ctx, e)
+		if err != nil {
+			return fmt.Errorf("chaos hold: %w", err)
+		}
+		found, err := e.Tap.HoldInFlight(within, addrs...)
+		if err != nil {
+			return fmt.Errorf("chaos hold: %w", err)
+		}
+		// None in flight is no error: the history's effect check judges
+		// whether the hold met an open transaction.
+		if !found && e.Progress != nil {
+			fmt.Fprintf(e.Progress, "kconform: chaos: no produce request to %s was in flight within %s; held anyway\n", t, within)
+		}
+		return nil
+	}
+}
+
 // HoldEndTxn stops the tap passing commits' EndTxn requests on to the
 // target's brokers (transaction coordinators), other requests going on,
 // until Heal (see wiretap.Tap.HoldEndTxn): the client's commit is in

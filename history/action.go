@@ -29,6 +29,11 @@ const (
 	// ActionMoveLeaders: every partition's leadership moved to another
 	// broker.
 	ActionMoveLeaders Action = "move-leaders"
+	// ActionFence: another producer took over the run's transactional id
+	// (InitProducerId: the epoch bumped, the run's producer fenced and its
+	// open transaction aborted) and committed transactions of its own;
+	// the fault's Producer is what it took over.
+	ActionFence Action = "fence"
 
 	// ActionDropResponse: the tap let a produce request be written and
 	// dropped its answer.

@@ -421,6 +421,27 @@ type Fault struct {
 	Repair bool `json:"repair,omitempty"`
 	// Detail says anything else worth printing ("for 15s", "error 45").
 	Detail string `json:"detail,omitempty"`
+	// Producer is the producer id and epoch a fence step's InitProducerId
+	// gave (ActionFence): the run's producer's batches of an older epoch
+	// are a zombie's. Nil for every other step.
+	Producer *ProducerEpoch `json:"producer,omitempty"`
+}
+
+// ProducerEpoch is a producer id and epoch.
+type ProducerEpoch struct {
+	ID    int64 `json:"id"`
+	Epoch int16 `json:"epoch"`
+}
+
+// Fence returns the first fence step that names the producer it took
+// over (ActionFence), or nil.
+func (h *History) Fence() *Fault {
+	for i := range h.Faults {
+		if f := &h.Faults[i]; f.Action == ActionFence && f.Producer != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 func (f Fault) String() string {

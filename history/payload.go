@@ -10,6 +10,11 @@ import (
 // "kc:<run id>:<partition>:<counter>".
 const payloadPrefix = "kc:"
 
+// FencerRun is the run id in the values of the records a fence step's
+// producer writes (chaos.Fence): never a run's own (run ids are hex), so
+// a read-back of the run does not count them as its records.
+const FencerRun = "fencer"
+
 // Payload renders the value of record counter of partition in run.
 func Payload(runID string, partition int32, counter int64) []byte {
 	return fmt.Appendf(nil, "%s%s:%d:%d", payloadPrefix, runID, partition, counter)

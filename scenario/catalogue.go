@@ -341,6 +341,25 @@ func Catalogue() []Scenario {
 			},
 		},
 		{
+			Name: "txn-zombie",
+			Fault: "a transactional producer (transactions of 10 records, every 3rd aborted) frozen by the tap at a moment a produce request of its open transaction is in flight (every request to the brokers held, as a paused process's: answers to what it sent still come back); " +
+				"then kconform's own producer, on the brokers' own addresses, takes over its transactional id (InitProducerId bumps the epoch, aborting the open transaction) and commits two transactions of one record per partition; 3 s later the first producer is thawed, its held requests going on under the old epoch",
+			Requirement: "A producer fenced by a newer one with its transactional id (a zombie) MUST NOT have any write of its old epoch visible to read_committed readers, or committed, after the fence: the brokers turn its requests away (INVALID_PRODUCER_EPOCH, PRODUCER_FENCED); it MUST fail the records it had not written and stop (or start again as a new producer), never go on as the old one.",
+			References: []string{"KIP-98 (zombie fencing: a producer with the same transactional.id bumps the epoch and aborts the open transaction)",
+				"KIP-890 (part 1: a transactional produce is appended only to a partition in the ongoing transaction)", "KAFKA-14402 (a partition written outside the transaction hangs it)",
+				"KAFKA-10631 (apache/kafka PR #9479: PRODUCER_FENCED replaced INVALID_PRODUCER_EPOCH for a fenced producer)"},
+			MustShow: "the producer was frozen with a transaction open when kconform's producer took its transactional id with a higher epoch, and after the thaw a request of its old epoch reached the brokers and was answered",
+			Producer: producer.Config{TransactionalID: "kconform-txn-zombie", TransactionSize: 10, AbortEvery: 3},
+			Effects:  []verify.Effect{verify.ThawedAfterFence()},
+			Schedule: []chaos.Step{
+				chaos.HoldInFlight(chaos.Brokers(), 5*time.Second),
+				chaos.Wait(2*time.Second, "producer frozen"),
+				chaos.Fence("", 2),
+				chaos.Wait(3*time.Second, "the new producer holds the transactional id"),
+				chaos.Heal(),
+			},
+		},
+		{
 			Name:        "leader-transition",
 			Fault:       "leadership of all 12 partitions moved to another broker (replica lists rotated, preferred leaders elected) five times under load (1,200 records/s), each time with the tap closing the new leader of partition 0's client connections at a moment a produce request to it is in flight",
 			Requirement: "When leadership moves while requests are in flight and a connection closes under them, a producer MUST NOT write a record twice: a request that may have been written is retried at its own sequence, never resent under a new epoch as new records.",

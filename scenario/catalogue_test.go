@@ -21,8 +21,8 @@ func TestCatalogue(t *testing.T) {
 			t.Errorf("scenario %s has no faults", s.Name)
 		}
 	}
-	if len(seen) != 17 {
-		t.Errorf("%d scenarios, want the catalogue's 17", len(seen))
+	if len(seen) != 18 {
+		t.Errorf("%d scenarios, want the catalogue's 18", len(seen))
 	}
 	if _, err := ByName("nope"); err == nil || !strings.Contains(err.Error(), "seed") {
 		t.Errorf("an unknown scenario must be refused with the list, got %v", err)

@@ -415,14 +415,23 @@ func (c *checker) checkLiveness() {
 	if len(c.h.Client) == 0 {
 		return // nothing to judge it by (INCONCLUSIVE unless the tap's own)
 	}
+	// A producer that stops fatal once another took its transactional id
+	// (a fence) does what a zombie must; only what it left without an
+	// outcome is judged then.
+	fence, fenced := c.h.Fence(), false
 	for _, e := range c.h.Client {
-		if e.Name == history.ProducerFatal {
-			x := newViolation(Liveness, Failed, "client")
-			x.Time, x.fatal = e.Time, true
-			x.Summary = fmt.Sprintf("the producer reported a fatal error: %s", e.Error)
-			c.add(x)
-			return
+		if e.Name != history.ProducerFatal {
+			continue
 		}
+		if fence != nil && !e.Time.Before(fence.Time) {
+			fenced = true
+			break
+		}
+		x := newViolation(Liveness, Failed, "client")
+		x.Time, x.fatal = e.Time, true
+		x.Summary = fmt.Sprintf("the producer reported a fatal error: %s", e.Error)
+		c.add(x)
+		return
 	}
 	c.checkRecovery()
 	unresolved := c.acct.sent - c.acct.resolved
@@ -455,7 +464,7 @@ func (c *checker) checkLiveness() {
 		}
 	}
 	x := newViolation(Liveness, Failed, "client")
-	if !end.IsZero() && !finishedEarly {
+	if !end.IsZero() && !finishedEarly && !fenced {
 		switch {
 		case !firstAfter.IsZero() && firstAfter.Sub(end) > c.opts.LivenessBound:
 			x.Time = firstAfter
@@ -485,7 +494,7 @@ func (c *checker) checkLiveness() {
 	if end.After(from) {
 		from = end
 	}
-	if !lastAck.IsZero() && errorsAfterAck > 0 && lastError.Sub(from) > c.opts.LivenessBound {
+	if !lastAck.IsZero() && errorsAfterAck > 0 && lastError.Sub(from) > c.opts.LivenessBound && !fenced {
 		x.Time = lastAck
 		x.Summary = fmt.Sprintf("after its last acknowledgement the producer failed every record it was given (%d) for %.1f s, more than %s", errorsAfterAck, lastError.Sub(from).Seconds(), c.opts.LivenessBound)
 		c.add(x)

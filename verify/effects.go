@@ -402,6 +402,73 @@ func commitMarkerOf(h *history.History, pid int64, from, end time.Time) *history
 	return nil
 }
 
+// ThawedAfterFence: the run's producer was frozen by a "hold" with a
+// transaction open (a transactional batch of it sent before the hold, no
+// EndTxn of it after that batch) when another producer took over its
+// transactional id ("fence", a higher epoch), the hold lasting past the
+// fence; and after the hold's repair a request of its older epoch, a
+// produce request or an EndTxn, reached the brokers and was answered:
+// the zombie acted after it was fenced.
+func ThawedAfterFence() Effect {
+	return Effect{
+		Requirement: fmt.Sprintf("the producer was frozen (%q) with a transaction open when %q took its transactional id, and after the thaw a request of its old epoch was answered", history.ActionHold, history.ActionFence),
+		prove: func(h *history.History) (string, bool) {
+			f := h.Fence()
+			if f == nil {
+				return fmt.Sprintf("no %q step names the producer it took over", history.ActionFence), false
+			}
+			zombie := func(pid int64, epoch int16) bool { return pid == f.Producer.ID && epoch < f.Producer.Epoch }
+			xs, ends := h.Exchanges(), h.EndTxns()
+			for _, x := range hits(h, history.ActionHold) {
+				if x.fault.Time.After(f.Time) || x.end().Before(f.Time) || x.repair == nil {
+					continue
+				}
+				// The transaction open at the hold: its last batch before it.
+				var open *history.WireEvent
+				var openBatch history.WireBatch
+				for _, y := range xs {
+					for _, b := range y.Request.Batches {
+						if b.Transactional && zombie(b.ProducerID, b.Epoch) && y.Request.Time.Before(x.fault.Time) {
+							open, openBatch = y.Request, b
+						}
+					}
+				}
+				if open == nil {
+					continue
+				}
+				ended := false
+				for _, y := range ends {
+					q := y.Request
+					ended = ended || q.ProducerID == openBatch.ProducerID && q.Time.After(open.Time) && q.Time.Before(x.fault.Time)
+				}
+				if ended {
+					continue
+				}
+				// A request of the old epoch answered after the thaw.
+				thawed := ""
+				for _, y := range xs {
+					for _, b := range y.Request.Batches {
+						if thawed == "" && zombie(b.ProducerID, b.Epoch) && y.Response != nil && y.Response.Time.After(x.repair.Time) {
+							thawed = fmt.Sprintf("its produce request for partition %d (epoch %d) was answered %s %.1f s after %q", b.Partition, b.Epoch, y.AnswerName(b.Topic, b.Partition), y.Response.Time.Sub(x.repair.Time).Seconds(), x.repair.String())
+						}
+					}
+				}
+				for _, y := range ends {
+					if q := y.Request; thawed == "" && zombie(q.ProducerID, q.Epoch) && y.Response != nil && y.Response.Time.After(x.repair.Time) {
+						thawed = fmt.Sprintf("its EndTxn (epoch %d) was answered %s %.1f s after %q", q.Epoch, cmp.Or(history.ErrorName(y.Response.ErrorCode), "NONE"), y.Response.Time.Sub(x.repair.Time).Seconds(), x.repair.String())
+					}
+				}
+				if thawed == "" {
+					continue
+				}
+				return fmt.Sprintf("producer %d epoch %d had a transaction open (a batch for partition %d sent %.2f s before, no EndTxn after it) when %q froze it; %q came %.1f s into the hold; %s",
+					openBatch.ProducerID, openBatch.Epoch, openBatch.Partition, x.fault.Time.Sub(open.Time).Seconds(), x.fault.String(), f.String(), f.Time.Sub(x.fault.Time).Seconds(), thawed), true
+			}
+			return fmt.Sprintf("no %q froze the producer with a transaction open through %q, with a request of its old epoch answered after the thaw", history.ActionHold, f.String()), false
+		},
+	}
+}
+
 // RetriedAfterDrop: the tap dropped a produce answer after the broker
 // wrote the batch, and the client sent that batch again.
 func RetriedAfterDrop() Effect {

@@ -87,6 +87,9 @@ const (
 	NoAbortedRead        CheckID = "no-aborted-read"
 	CommitAcknowledged   CheckID = "commit-acknowledged-means-committed"
 	NoHangingTransaction CheckID = "no-hanging-transaction"
+	// ZombieFenced is judged only on a history where another producer
+	// took over the run's transactional id (a fence step).
+	ZombieFenced CheckID = "zombie-fenced"
 )
 
 // Rule is one check's requirement: one sentence (MUST or SHOULD, as RFC
@@ -127,6 +130,7 @@ const (
 	kafka17754  = "KAFKA-17754: a Produce request delayed past the end of its transaction is appended afterwards, in the next transaction of the producer or in none, never aborted: aborted reads and lost writes; KIP-890 is the defence"
 	kafka14402  = "KAFKA-14402: transactions can hang: a partition written without being added to the transaction is never ended by a marker, and the last stable offset stops there for good"
 	kafkaTxnSys = "Kafka's system test tests/kafkatest/tests/core/transactions_test.py: a transactional copier runs while brokers are bounced or killed; a read_committed consumer must then see every input message exactly once, and nothing of an aborted transaction"
+	kafka10631  = "KAFKA-10631 (apache/kafka PR #9479): the broker answers a fenced producer PRODUCER_FENCED, which replaced INVALID_PRODUCER_EPOCH, and a client must treat both as fenced"
 	jepsenTxn   = "Jepsen, jepsen.tests.kafka (the Kafka and Redpanda analyses, 2022): aborted read (Adya's G1a: a read observes an aborted transaction's write), lost write (a committed write never read), duplicates; its finding that a commit acknowledged is not always committed"
 )
 
@@ -160,7 +164,7 @@ var Rules = []Rule{
 	{SilentGap, "Every record the client sent MUST end in the log or be reported to the application as failed: a record below later ones of its partition (on the wire, in the log or in the client's events) with neither was lost silently.",
 		"FAILED.", []string{kip98}},
 	{Liveness, "The producer MUST NOT end fatal (recoverable errors bump the epoch instead); once faults end it MUST acknowledge records again within the liveness bound; it MUST NOT give up in all but name (fail every record for longer than the bound after its last acknowledgement) or leave records it was given without an outcome; after a deviation the broker turned away it MUST have records of that partition acknowledged again.",
-		"FAILED.", []string{kip360, kip854, rdkafka3584}},
+		"FAILED. A producer that ends fatal after another took over its transactional id (a fence step) does what a fenced producer must: only records it left without an outcome are a finding then (see zombie-fenced).", []string{kip360, kip854, rdkafka3584}},
 	{EpochBump, "A client SHOULD keep its producer epoch across faults it can recover from in place; a bump is allowed (KIP-360) and worth knowing.",
 		"INFORMATIONAL.", []string{kip360}},
 	{ProducerIDChange, "A client SHOULD keep its producer id; a new one is allowed and worth knowing (the broker forgot the producer, or the client reset).",
@@ -180,6 +184,9 @@ var Rules = []Rule{
 	{NoHangingTransaction, "Every transaction MUST end: once the producer stopped and its transaction timeout passed, a read_committed read MUST reach every partition's high watermark (the last stable offset passed every transaction), and no transactional batch of the run may be left without a marker.",
 		"Transactional histories only (client events that carry `txn`). FAILED. The read-back waits for the last stable offset (readback.TransactionWait) before it reads; a partition still behind then holds a hanging transaction.",
 		[]string{kip98Design, kip664, kafka14402, kafka17754}},
+	{ZombieFenced, "Once another producer has taken over the run's transactional id (InitProducerId with a higher epoch, a fence), no batch of the run's producer under an older epoch, a zombie's, may become visible to read_committed readers or committed in the log after it: none written after the fence is visible or followed by a commit marker, and none written before it is committed by a marker written after it (the fence aborts the zombie's open transaction).",
+		"Fenced histories only (a fence step in the fault record). FAILED. Where the fence wrote: the log's order places each batch before or after the first batch or marker of the new epoch in its partition; a partition the new epoch never reached is not judged. Without a read_committed read only the log's markers are judged. A zombie that stops with a fatal error after the fence does what it must: no liveness finding.",
+		[]string{kip98Design, kip890, kafka14402, kafka10631}},
 }
 
 // Boundary is one line a grade changes at, and the test that holds it
@@ -257,6 +264,10 @@ var Boundaries = []Boundary{
 	{NoHangingTransaction, "read_committed stopped below the high watermark after the wait", "FAILED", "TestAdversaries/txn: a transaction left hanging"},
 	{Duplicate, "a record twice in a transactional run's log", "FAILED", "TestAdversaries/txn: a record written twice"},
 	{"", "a transactional history without a read_committed read", "INCONCLUSIVE", "TestAdversaries/txn: no read_committed read"},
+	{ZombieFenced, "a zombie fenced: its open transaction aborted, its late writes refused, then it stops fatal", "PASS", "TestAdversaries/zombie: fenced, its open transaction aborted, then it stops"},
+	{ZombieFenced, "a zombie's batch written after the fence, committed and visible", "FAILED", "TestAdversaries/zombie: a write after the fence visible"},
+	{ZombieFenced, "a zombie's open transaction committed after the fence", "FAILED", "TestAdversaries/zombie: its open transaction committed after the fence"},
+	{Liveness, "a fatal error before any fence", "FAILED", "TestAdversaries/zombie: fatal before the fence"},
 	{"", "a run asked for transactions whose events carry none", "INCONCLUSIVE", "TestAdversaries/txn: asked for transactions, ran none"},
 }
 
@@ -283,7 +294,7 @@ func RulesMarkdown() string {
 		g    Grade
 		what string
 	}{
-		{Failed, "the promise was broken: a producer that is not idempotent, a record acknowledged and lost, duplicated or reordered, a silent gap, a deviant batch the broker wrote, a sequence reused for other records after a send of it may have been written, a fatal, stalled or given-up producer, one that did not recover from a deviation; in a transactional run, a transaction torn, a record written outside its transaction, an aborted read, a commit acknowledged whose records are not visible (or an abort whose are), a transaction left hanging"},
+		{Failed, "the promise was broken: a producer that is not idempotent, a record acknowledged and lost, duplicated or reordered, a silent gap, a deviant batch the broker wrote, a sequence reused for other records after a send of it may have been written, a fatal, stalled or given-up producer, one that did not recover from a deviation; in a transactional run, a transaction torn, a record written outside its transaction, an aborted read, a commit acknowledged whose records are not visible (or an abort whose are), a transaction left hanging, a fenced producer's (a zombie's) write visible or committed after the fence"},
 		{Inconclusive, "the history cannot carry a full verdict: lines or batches that could not be read (then only findings from the log and from what the client printed stand), a part missing (no client events, events that end without shutdown_complete, no read-back, no wire record, no read_committed read of a transactional run), acknowledgements none of which names its record, or that lie where the read-back did not read, a driver that did not do what it was asked, a fault that did not take effect, or no record acknowledged and nothing else to judge; a FAILED finding wins over all but unreadable input"},
 		{NonStrict, "a sequence rule broken on the wire only: the broker rejected the batch and never wrote it, and the client recovered (a later record of the partition was acknowledged)"},
 		{Informational, "allowed, worth knowing: an epoch bump, a new producer id, a record reported failed that was written"},

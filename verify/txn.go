@@ -192,6 +192,7 @@ func (c *checker) checkTransactions() {
 		}
 		uncovered += u
 	}
+	c.checkZombie(read, markers)
 	if read != nil {
 		c.checkHanging(read, markers)
 		if uncovered > 0 {
@@ -498,4 +499,58 @@ func (c *checker) batchAt(partition int32, offset int64) *history.LogBatch {
 		}
 	}
 	return nil
+}
+
+// checkZombie judges zombie-fenced on a history with a fence step: the
+// batches of the run's producer under an older epoch than the fence's
+// (a zombie's) must not be visible read_committed or committed after the
+// fence. A partition's log is split at the fence by its first batch or
+// marker of the fence's producer id at the fence's epoch or later: what
+// lies beyond was written after it. One finding per partition.
+func (c *checker) checkZombie(read *history.CommittedRead, markers markerIndex) {
+	f := c.h.Fence()
+	if f == nil {
+		return
+	}
+	pid, epoch := f.Producer.ID, f.Producer.Epoch
+	split := map[int32]int64{}
+	for i := range c.h.Log {
+		b := &c.h.Log[i]
+		if at, seen := split[b.Partition]; b.ProducerID == pid && b.Epoch >= epoch && (!seen || b.BaseOffset < at) {
+			split[b.Partition] = b.BaseOffset
+		}
+	}
+	found := map[int32]bool{}
+	for _, b := range c.runLog {
+		at, placed := split[b.Partition]
+		if b.Control || !ofRun(*b) || b.ProducerID == pid && b.Epoch >= epoch || !placed || found[b.Partition] {
+			continue
+		}
+		visible := false
+		for _, r := range b.Records {
+			if v, _ := read.Visible(b.Partition, r.Offset); v {
+				visible = true
+			}
+		}
+		m := markers.after(b)
+		committed := m != nil && m.ControlType == history.ControlCommit
+		var why string
+		switch {
+		case b.BaseOffset > at && (visible || committed):
+			what := "visible read_committed"
+			if committed {
+				what = fmt.Sprintf("committed by the marker at offset %d", m.BaseOffset)
+			}
+			why = fmt.Sprintf("written after the fence (past offset %d, where epoch %d begins) and %s", at, epoch, what)
+		case b.BaseOffset < at && committed && m.BaseOffset > at:
+			why = fmt.Sprintf("of the transaction the fence was to abort, committed after it by the marker at offset %d (epoch %d begins at offset %d)", m.BaseOffset, epoch, at)
+		default:
+			continue
+		}
+		found[b.Partition] = true
+		x := newViolation(ZombieFenced, Failed, "log")
+		x.Partition, x.Offset, x.ProducerID, x.Epoch, x.Time = b.Partition, b.BaseOffset, b.ProducerID, b.Epoch, f.Time
+		x.Summary = fmt.Sprintf("partition %d: producer %d epoch %d's batch at offset %d, a zombie's since %q, is %s", b.Partition, b.ProducerID, b.Epoch, b.BaseOffset, f.String(), why)
+		c.add(x)
+	}
 }

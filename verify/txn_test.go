@@ -261,7 +261,92 @@ var txnAdversaries = []adversary{
 	}},
 }
 
-func init() { adversaries = append(adversaries, txnAdversaries...) }
+// zombie writes the history of a producer fenced in its transaction 1:
+// transaction 0 committed on both partitions, transaction 1 open on
+// partition 0 when another producer takes over the transactional id with
+// epoch 1 (fence: its abort marker, when abort, then one committed record
+// of no run per partition), then the zombie's late record refused and its
+// commit fenced, and it stops fatal.
+func zombie(abort bool) *txnBuilder {
+	b := newTxnBuilder()
+	b.txn(0, both, 2, history.ControlCommit, history.TxnCommit, "")
+	b.step(history.TxnBegin, 1, "")
+	b.batch(0, 2, 1, b.pid, true)
+	b.fence(1, abort)
+	return b
+}
+
+// fence records another producer taking over the transactional id with
+// epoch: the fence step, the open transaction's abort marker on
+// partition 0 when abort, and the new producer's commit of one record of
+// no run in each partition.
+func (b *txnBuilder) fence(epoch int16, abort bool) {
+	b.tick(time.Second)
+	b.h.Faults = append(b.h.Faults, history.Fault{Time: b.now, Action: history.ActionFence, Target: `transactional id "kc"`, Producer: &history.ProducerEpoch{ID: b.pid, Epoch: epoch}})
+	old := b.epoch
+	b.epoch = epoch
+	if abort {
+		b.marker(0, history.ControlAbort)
+	}
+	for _, p := range both {
+		b.h.Log = append(b.h.Log, history.LogBatch{Partition: p, BaseOffset: b.offsets[p], ProducerID: b.pid, Epoch: epoch, Count: 1, Transactional: true,
+			Records: []history.LogRecord{{Offset: b.offsets[p], Counter: -1}}})
+		b.offsets[p]++
+	}
+	for _, p := range both {
+		b.marker(p, history.ControlCommit)
+	}
+	b.epoch = old
+}
+
+// stopFenced ends the zombie's transaction 1 as a fenced producer does:
+// its late record failed, its commit fenced, a fatal error.
+func (b *txnBuilder) stopFenced() {
+	b.tick(time.Second)
+	b.h.Client = append(b.h.Client, history.ClientEvent{Name: history.SendError, Time: b.now, Partition: 0, Offset: -1, Counter: b.counters[0], ProducerID: -1, Epoch: -1,
+		Error: "INVALID_PRODUCER_EPOCH", Txn: history.TxnNumber(1)})
+	b.counters[0]++
+	b.step(history.TxnCommit, 1, "PRODUCER_FENCED")
+	b.fatal("transaction 1: could not end it: PRODUCER_FENCED")
+}
+
+// The zombie adversaries: a producer fenced by another with its
+// transactional id, whose writes of the old epoch must never become
+// visible after the fence.
+var zombieAdversaries = []adversary{
+	{name: "zombie: fenced, its open transaction aborted, then it stops", grade: Pass, make: func() *history.History {
+		b := zombie(true)
+		b.stopFenced()
+		return b.finish()
+	}},
+	{name: "zombie: a write after the fence visible", grade: Failed, first: ZombieFenced, reason: "written after the fence", make: func() *history.History {
+		b := zombie(true)
+		// The held record is written after the fence, under epoch 0,
+		// and committed: a broker that did not fence it.
+		b.batch(0, 1, 1, b.pid, true)
+		b.marker(0, history.ControlCommit)
+		b.step(history.TxnCommit, 1, "")
+		return b.finish()
+	}},
+	{name: "zombie: its open transaction committed after the fence", grade: Failed, first: ZombieFenced, reason: "committed after it", make: func() *history.History {
+		b := zombie(false)
+		b.marker(0, history.ControlCommit) // epoch 0's, past the fencer's record
+		b.stopFenced()
+		return b.finish()
+	}},
+	{name: "zombie: fatal before the fence", grade: Failed, first: Liveness, reason: "fatal error", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, both, 2, history.ControlCommit, history.TxnCommit, "")
+		b.fatal("crashed")
+		b.fence(1, false)
+		return b.finish()
+	}},
+}
+
+func init() {
+	adversaries = append(adversaries, txnAdversaries...)
+	adversaries = append(adversaries, zombieAdversaries...)
+}
 
 // The transaction checks leave an idempotent history alone, however its
 // log looks: no transaction, nothing judged, no read_committed read asked.

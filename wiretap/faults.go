@@ -2,6 +2,7 @@ package wiretap
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -211,7 +212,7 @@ func (t *Tap) CloseConnections(upstream string) {
 // the request may or may not have been written. It tells whether one was
 // in flight; when none came in time it closes the connections anyway.
 func (t *Tap) CloseInFlight(upstream string, within time.Duration) bool {
-	found := t.waitInFlight(upstream, within)
+	found := t.waitInFlight(within, upstream)
 	t.CloseConnections(upstream)
 	return found
 }
@@ -223,13 +224,28 @@ func (t *Tap) CloseInFlight(upstream string, within time.Duration) bool {
 // begins while a request is on the wire. It tells whether one was in
 // flight; the cut comes either way.
 func (t *Tap) BlackholeInFlight(upstream string, within time.Duration) (bool, error) {
-	found := t.waitInFlight(upstream, within)
+	found := t.waitInFlight(within, upstream)
 	return found, t.Blackhole(upstream)
 }
 
-// waitInFlight waits, at most within, until a produce request to the
-// broker at upstream awaits its answer on some connection.
-func (t *Tap) waitInFlight(upstream string, within time.Duration) bool {
+// HoldInFlight waits, at most within, until a produce request to one of
+// the brokers at upstreams is unanswered on some connection, then holds
+// them all as Hold does: the client freezes, as the brokers see it, with
+// a batch on its way (for a transactional producer, a transaction open).
+// It tells whether one was in flight; the hold comes either way.
+func (t *Tap) HoldInFlight(within time.Duration, upstreams ...string) (bool, error) {
+	found := t.waitInFlight(within, upstreams...)
+	for _, u := range upstreams {
+		if err := t.Hold(u); err != nil {
+			return found, err
+		}
+	}
+	return found, nil
+}
+
+// waitInFlight waits, at most within, until a produce request to one of
+// the brokers at upstreams awaits its answer on some connection.
+func (t *Tap) waitInFlight(within time.Duration, upstreams ...string) bool {
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
 		// A connection's lock is taken without the tap's: the tap records
@@ -237,7 +253,7 @@ func (t *Tap) waitInFlight(upstream string, within time.Duration) bool {
 		t.mu.Lock()
 		var conns []*conn
 		for _, c := range t.conns {
-			if c.l.upstream == upstream {
+			if slices.Contains(upstreams, c.l.upstream) {
 				conns = append(conns, c)
 			}
 		}

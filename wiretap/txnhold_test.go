@@ -254,3 +254,60 @@ func TestTapHoldEndTxn(t *testing.T) {
 		t.Fatalf("after the coordinator's connections died mid-commit: %s", v.Paragraph)
 	}
 }
+
+// The zombie: the tap freezes the transactional producer with a batch in
+// flight, kconform's fencer takes over its transactional id and commits,
+// then the tap thaws it. Its held requests reach the brokers under the
+// old epoch and are turned away; nothing of it becomes visible after the
+// fence, and it stops, as a fenced producer must: every check holds.
+func TestTapZombieFenced(t *testing.T) {
+	c, tap := tapped(t, 2)
+	const txnID = "kc-zombie"
+	fence := make(chan history.Fault, 1)
+	go func() {
+		defer close(fence)
+		time.Sleep(300 * time.Millisecond)
+		if found, err := tap.HoldInFlight(5*time.Second, c.ListenAddrs()...); !found || err != nil {
+			t.Errorf("hold in flight: found %v, %v", found, err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		f, err := producer.Fence(ctx, producer.FenceConfig{Brokers: c.ListenAddrs(), Topic: kfaketest.Topic, Partitions: 2, TransactionalID: txnID, Transactions: 2})
+		if err != nil || f.Committed != 2 {
+			t.Errorf("fence: %+v, %v", f, err)
+		}
+		fence <- history.Fault{Time: f.At, Action: history.ActionFence, Target: txnID, Producer: &history.ProducerEpoch{ID: f.ProducerID, Epoch: f.Epoch}}
+		time.Sleep(300 * time.Millisecond)
+		tap.Heal()
+	}()
+	h, _ := produceThrough(t, c, tap, producer.Config{Partitions: 2, Count: 600, Rate: 200, RequestTimeout: 10 * time.Second,
+		TransactionalID: txnID, TransactionSize: 10, AbortEvery: 3})
+	f, ok := <-fence
+	if !ok {
+		t.Fatal("no fence")
+	}
+	// The history as a run records it, the fence chaos's.
+	h.Faults = append(h.Faults, f)
+	slices.SortStableFunc(h.Faults, func(a, b history.Fault) int { return a.Time.Compare(b.Time) })
+	v := verify.Check(h, verify.Options{Effects: []verify.Effect{verify.ThawedAfterFence()}})
+	t.Logf("verdict: %s", v.Paragraph)
+	for _, e := range v.Effects {
+		t.Logf("effect: %s", e.Evidence)
+	}
+	if !v.OK(true) || v.ProducerFatal == "" {
+		t.Fatalf("a fenced zombie that stops: %s", v.Paragraph)
+	}
+	// The fencer's records are in the log, visible, and no run's.
+	fencer := 0
+	for _, b := range h.Log {
+		if b.ProducerID == f.Producer.ID && b.Epoch >= f.Producer.Epoch && !b.Control {
+			if v, _ := h.ReadCommitted.Visible(b.Partition, b.BaseOffset); v && b.Records[0].Counter < 0 {
+				fencer++
+			}
+		}
+	}
+	if fencer != 4 {
+		t.Errorf("%d of the fencer's 4 records visible in the log, told apart from the run's", fencer)
+	}
+}
