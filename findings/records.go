@@ -250,6 +250,9 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 		// runs of one cell from different artifacts folders stay two runs
 		// and importing one folder again adds nothing.
 		run.RunID, run.Date = run.RunID+"@"+f.Written.Format(time.RFC3339), f.Written.Format("2006-01-02")
+		// Such a run names no commit of its own: the kconform that
+		// records it does.
+		run.RecordedIn = artifacts.Commit()
 	}
 	switch {
 	case f.NotApplicable != "":

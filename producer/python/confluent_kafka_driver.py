@@ -48,6 +48,22 @@ def main():
         else:
             print(f"confluent-kafka driver: error: {err.name()}: {err.str()}", file=sys.stderr, flush=True)
 
+    def serve(call, seconds):
+        # A fatal error comes out of the poll() or flush() that serves it
+        # as an exception, not through error_cb (see TxnClient._serve): it
+        # ends the client as there. Slices stay at 0.1 s for the reason
+        # given there.
+        nonlocal stop, dead
+        try:
+            call(min(seconds, SERVE_SLICE))
+        except confluent_kafka.KafkaException as e:
+            err = e.args[0] if e.args else None
+            if not (isinstance(err, confluent_kafka.KafkaError) and err.fatal()):
+                raise
+            if not dead:
+                contract.emit(name="producer_fatal", exception=err.name(), message=err.str())
+            dead = stop = True
+
     conf = {"bootstrap.servers": a.brokers, "enable.idempotence": True, "acks": "all",
             "client.id": "kconform", "error_cb": on_error}
     conf.update(contract.settings(a.set, typed=False))
@@ -83,7 +99,7 @@ def main():
             except BufferError:  # the client's queue is full: serve reports, then try again
                 if stop:  # never handed to the client: not sent
                     break
-                producer.poll(0.1)
+                serve(producer.poll, 0.1)
             except Exception as e:  # refused before it was queued
                 out.sending(part, c)
                 out.error(part, c, e)
@@ -92,14 +108,14 @@ def main():
             break
         counters[part] += 1
         i += 1
-        producer.poll(0)
+        serve(producer.poll, 0)
         if interval:
             # Delivery reports are served while waiting for the next record.
             while not stop:
                 delay = start + i * interval - time.monotonic()
                 if delay <= 0:
                     break
-                producer.poll(min(delay, 0.1))
+                serve(producer.poll, delay)
     # Records under way still get their outcome, within kconform's stop
     # grace. A dead client never delivers them: purge, so each gets its
     # error report now.
@@ -107,7 +123,7 @@ def main():
     while len(producer) > 0 and time.monotonic() < deadline:
         if dead:
             producer.purge(in_queue=True, in_flight=True, blocking=False)
-        producer.flush(0.5)
+        serve(producer.flush, 0.5)
     if len(producer) > 0:
         print(f"confluent-kafka driver: {len(producer)} records still held at the stop", file=sys.stderr)
     out.done()
