@@ -106,7 +106,8 @@ func grid(b *strings.Builder, records []Record, order []string) {
 	}
 	slices.SortStableFunc(scenarios, func(a, b string) int { return rank(a) - rank(b) })
 	for _, block := range blocks {
-		var cols []string
+		// Columns and rows are those with a cell in this block.
+		var cols, rows []string
 		for _, c := range clients {
 			for _, s := range scenarios {
 				if _, ok := main[block+"/"+c+"/"+s]; ok {
@@ -114,8 +115,15 @@ func grid(b *strings.Builder, records []Record, order []string) {
 				}
 			}
 		}
-		fmt.Fprintf(b, "**Kafka %s**\n\n| scenario | %s |\n|---|%s\n", block, strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
 		for _, s := range scenarios {
+			for _, c := range clients {
+				if _, ok := main[block+"/"+c+"/"+s]; ok {
+					add(&rows, s)
+				}
+			}
+		}
+		fmt.Fprintf(b, "**Kafka %s**\n\n| scenario | %s |\n|---|%s\n", block, strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
+		for _, s := range rows {
 			fmt.Fprintf(b, "| %s |", s)
 			for _, c := range cols {
 				r, ok := main[block+"/"+c+"/"+s]

@@ -424,6 +424,7 @@ func Merge(records, more []Record) []Record {
 		if m.ClientVersion != "" {
 			r.ClientVersion = m.ClientVersion
 		}
+		r.Transactional = r.Transactional || m.Transactional
 		r.tally()
 	}
 	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Key(), b.Key()) })
