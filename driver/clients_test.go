@@ -44,21 +44,7 @@ func TestClientDriversAgainstKfake(t *testing.T) {
 			label += "/" + k + "=" + v
 		}
 		t.Run(label, func(t *testing.T) {
-			d, err := Lookup(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Room for a first build from source: cargo compiling
-			// rust-rdkafka's librdkafka took 16 minutes on a loaded 2-core
-			// machine; confluent-js compiles librdkafka and its addon too.
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-			defer cancel()
-			if err := d.Prepare(ctx, os.Stderr); err != nil {
-				if strings.Contains(err.Error(), "is not installed") && os.Getenv("KCONFORM_REQUIRE_CLIENTS") == "" {
-					t.Skip(err)
-				}
-				t.Fatal(err)
-			}
+			d, ctx := prepareForTest(t, name)
 			c := kfaketest.Cluster(t, 3)
 			cfg := producer.Config{Brokers: c.ListenAddrs(), Topic: "t", Partitions: 3, Rate: 300, RunID: "r1"}
 			var logs bytes.Buffer
@@ -97,6 +83,27 @@ func TestClientDriversAgainstKfake(t *testing.T) {
 			}
 		})
 	}
+}
+
+// prepareForTest looks a driver up and prepares it (installing its client
+// on first use, with room for a build from source: cargo compiling
+// rust-rdkafka's librdkafka took 16 minutes on a loaded 2-core machine);
+// without its runtime the test is skipped unless KCONFORM_REQUIRE_CLIENTS=1.
+func prepareForTest(t *testing.T, name string) (*Driver, context.Context) {
+	t.Helper()
+	d, err := Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	t.Cleanup(cancel)
+	if err := d.Prepare(ctx, os.Stderr); err != nil {
+		if strings.Contains(err.Error(), "is not installed") && os.Getenv("KCONFORM_REQUIRE_CLIENTS") == "" {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	return d, ctx
 }
 
 // installedOnUse are the built-in drivers whose client is installed from

@@ -3,8 +3,6 @@ package driver
 import (
 	"bytes"
 	"context"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -32,18 +30,7 @@ func TestTransactionalDriversAgainstKfake(t *testing.T) {
 			if why := kfakeServesNoTransactions[c.Name]; why != "" {
 				t.Skip(why)
 			}
-			d, err := Lookup(c.Name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-			defer cancel()
-			if err := d.Prepare(ctx, os.Stderr); err != nil {
-				if strings.Contains(err.Error(), "is not installed") && os.Getenv("KCONFORM_REQUIRE_CLIENTS") == "" {
-					t.Skip(err)
-				}
-				t.Fatal(err)
-			}
+			d, ctx := prepareForTest(t, c.Name)
 			k := kfaketest.Cluster(t, 3)
 			cfg := producer.Config{Brokers: k.ListenAddrs(), Topic: kfaketest.Topic, Partitions: 3, Count: 90, RunID: "r1",
 				TransactionalID: "kc-r1", TransactionSize: 9, AbortEvery: 2}
