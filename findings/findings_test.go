@@ -252,3 +252,41 @@ func TestClientLogAtTheFinding(t *testing.T) {
 		t.Fatalf("line %q, around %q", line, around)
 	}
 }
+
+// TestRerecord: a verifier change that turns a kept run's FAILED into
+// INCONCLUSIVE is written into its record, with the record's totals, and
+// the kept history stays.
+func TestRerecord(t *testing.T) {
+	root := t.TempDir()
+	day := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	run := func(id string) artifacts.Run {
+		return artifacts.Run{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk", RunID: id, Started: day, Timing: artifacts.TimingScenarioTimeouts}
+	}
+	put(t, root, "a/2.8.2-zk/c/freeze", run("r1"), failed(verify.Liveness, verify.Failed))
+	put(t, root, "a/2.8.2-zk/c/freeze-run2", run("r2"), verify.Verdict{Grade: verify.Pass})
+	recs, err := Import(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := Write(dir, recs); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ = Read(dir)
+	kept := recs[0].RunList[0]
+	if kept.Evidence == "" {
+		t.Fatalf("the FAILED run kept no evidence: %+v", kept)
+	}
+	now := &verify.Verdict{Grade: verify.Inconclusive, Inconclusive: []string{"whether it recovers was not seen"}}
+	same := Rejudged{Record: recs[0], Run: recs[0].RunList[1], Grade: verify.Pass, Verdict: &verify.Verdict{Grade: verify.Pass}}
+	n, err := Rerecord(dir, []Rejudged{{Record: recs[0], Run: kept, Grade: verify.Inconclusive, Verdict: now}, same})
+	if err != nil || n != 1 {
+		t.Fatalf("Rerecord: %d changed, %v", n, err)
+	}
+	after, _ := Read(dir)
+	r := after[0]
+	if r.Grade != verify.Inconclusive || r.Check != "" || r.Grades[verify.Failed] != 0 || r.Grades[verify.Inconclusive] != 1 || r.Passes != 1 ||
+		r.First == nil || !strings.Contains(r.First.Summary, "not seen") || r.RunList[0].Evidence != kept.Evidence {
+		t.Fatalf("record after the rejudgement: %+v", r)
+	}
+}

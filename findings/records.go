@@ -262,17 +262,64 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 	default:
 		v := f.Verdict
 		run.Grade, run.Check = Outcome(v)
-		switch {
-		case v.Grade == verify.Inconclusive && len(v.Inconclusive) > 0:
-			run.First = &Finding{Summary: v.Inconclusive[0]}
-		case len(v.Violations) > 0:
-			x := worstViolation(*v)
-			run.First = &Finding{Check: string(x.Check), Summary: x.Summary, BrokerAnswer: x.BrokerAnswer,
-				Answers: x.Answers, InLog: x.InLog}
-			run.First.ClientLog, run.First.ClientLogAround = clientLog(dir, x.Time)
+		if run.First = firstFinding(v); run.First != nil && run.First.Check != "" {
+			run.First.ClientLog, run.First.ClientLogAround = clientLog(dir, worstViolation(*v).Time)
 		}
 	}
 	return rec, run, true, nil
+}
+
+// firstFinding is what a record keeps of a verdict's headline: the reason
+// it is INCONCLUSIVE, or its worst finding; nil for none.
+func firstFinding(v *verify.Verdict) *Finding {
+	switch {
+	case v.Grade == verify.Inconclusive && len(v.Inconclusive) > 0:
+		return &Finding{Summary: v.Inconclusive[0]}
+	case len(v.Violations) > 0:
+		x := worstViolation(*v)
+		return &Finding{Check: string(x.Check), Summary: x.Summary, BrokerAnswer: x.BrokerAnswer, Answers: x.Answers, InLog: x.InLog}
+	}
+	return nil
+}
+
+// Rerecord writes the new outcome of every changed run in runs into its
+// record under dir (the run's grade, check and first finding, and the
+// record's totals), so that a change of the verifier comes with the
+// records it changes. The kept history stays, to be judged again. It
+// returns how many runs it changed.
+func Rerecord(dir string, runs []Rejudged) (int, error) {
+	records, err := Read(dir)
+	if err != nil {
+		return 0, err
+	}
+	changed, touched := 0, map[int]bool{}
+	for _, x := range runs {
+		if !x.Changed() {
+			continue
+		}
+		i := slices.IndexFunc(records, func(r Record) bool { return r.Key() == x.Record.Key() })
+		if i < 0 {
+			return changed, fmt.Errorf("%s: no record under %s", x.Record.Key(), dir)
+		}
+		j := slices.IndexFunc(records[i].RunList, func(r Run) bool { return r.RunID == x.Run.RunID })
+		if j < 0 {
+			return changed, fmt.Errorf("%s: no run %s in its record", x.Record.Key(), x.Run.RunID)
+		}
+		run := &records[i].RunList[j]
+		run.Grade, run.Check = x.Grade, x.Check
+		if first := firstFinding(x.Verdict); first != nil || x.Grade == verify.Pass {
+			run.First = first
+		}
+		records[i].tally()
+		touched[i], changed = true, changed+1
+	}
+	var out []Record
+	for i := range records {
+		if touched[i] {
+			out = append(out, records[i])
+		}
+	}
+	return changed, Write(dir, out)
 }
 
 // Outcome is what a record keeps of a verdict: its grade, and the check

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -253,6 +254,21 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 	steps := append([]chaos.Step{chaos.Wait(durationOr(s.Warmup, 5*time.Second), "warm-up")}, s.Schedule...)
 	steps = append(steps, chaos.Wait(durationOr(s.Cooldown, 15*time.Second), "cool-down after the faults"))
 	schedErr := chaos.Run(ctx, env, steps...)
+	if schedErr == nil {
+		// The cool-down is short; a client still failing every record at
+		// its end is watched up to the liveness bound, so that the
+		// verdict can tell a slow recovery from none.
+		faults := append(env.Faults(), tap.Faults()...)
+		var last time.Time
+		for _, f := range faults {
+			if f.Time.After(last) {
+				last = f.Time
+			}
+		}
+		if !last.IsZero() {
+			schedErr = waitRecovered(ctx, eventsPath, last, cmp.Or(s.Liveness, verify.DefaultLivenessBound), progress)
+		}
+	}
 	stopProducer()
 	// A driver killed at its stop is judged on what it printed: records it
 	// still had were unsettled after its grace on a repaired cluster.
@@ -353,6 +369,66 @@ func waitFirstAck(ctx context.Context, path string, bound time.Duration) error {
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("no record acknowledged within %s of the client's start", bound)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// waitRecovered waits until the events file at path holds an
+// acknowledgement stamped at or after since, or a fatal error, and at
+// most until since+bound: the liveness check's window, so that a client
+// recovering slowly is seen to recover, and one that does not is watched
+// for the whole bound. It reads only what the driver appended since its
+// last look.
+func waitRecovered(ctx context.Context, path string, since time.Time, bound time.Duration, progress io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("watch the producer's recovery: %w", err)
+	}
+	defer f.Close()
+	deadline, said := since.Add(bound), time.Time{}
+	var pending []byte
+	buf := make([]byte, 1<<20)
+	for {
+		for {
+			n, err := f.Read(buf)
+			pending = append(pending, buf[:n]...)
+			if n == 0 || err != nil {
+				break
+			}
+		}
+		lines := pending
+		if i := bytes.LastIndexByte(pending, '\n'); i >= 0 {
+			lines, pending = pending[:i+1], slices.Clone(pending[i+1:])
+		} else {
+			lines = nil
+		}
+		for _, l := range bytes.Split(lines, []byte("\n")) {
+			var e struct {
+				Name      string `json:"name"`
+				Timestamp *int64 `json:"timestamp"`
+			}
+			if json.Unmarshal(l, &e) != nil {
+				continue
+			}
+			switch {
+			case e.Name == history.ProducerFatal:
+				return nil
+			case e.Name == history.SendSuccess && (e.Timestamp == nil || !time.UnixMilli(*e.Timestamp).Before(since)):
+				return nil
+			}
+		}
+		now := time.Now()
+		if !now.Before(deadline) {
+			return nil
+		}
+		if now.Sub(said) >= 5*time.Second {
+			fmt.Fprintf(progress, "kconform: no record acknowledged since the last fault step: watching the producer up to the liveness bound, %.0f of %.0f s\n", now.Sub(since).Seconds(), bound.Seconds())
+			said = now
 		}
 		select {
 		case <-ctx.Done():

@@ -189,6 +189,40 @@ var adversaries = []adversary{
 		return &b.h
 	}},
 
+	// A death must be seen: only failed records after the last fault step
+	// are a liveness failure once they outlast the bound, or with a fatal
+	// error; a run that watched the client for less proves neither death
+	// nor recovery.
+	{name: "a fault, then only failed records for less than the liveness bound", grade: Inconclusive, reason: "whether it recovers was not seen", make: func() *history.History {
+		b := clean(1, 2)
+		b.fault("kill", "broker-1")
+		for i := range int64(5) {
+			b.tick(5 * time.Second)
+			b.send(0, 1, 0, 4+int32(i), 1, kerr.NotLeaderForPartition.Code)
+		}
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "a fault, then only failed records for longer than the liveness bound", grade: Failed, first: Liveness, reason: "only errors", make: func() *history.History {
+		b := clean(1, 2)
+		b.fault("kill", "broker-1")
+		for i := range int64(5) {
+			b.tick(15 * time.Second)
+			b.send(0, 1, 0, 4+int32(i), 1, kerr.NotLeaderForPartition.Code)
+		}
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "a fault, then only failed records and a fatal error, however short the watch", grade: Failed, first: Liveness, reason: "fatal", make: func() *history.History {
+		b := clean(1, 2)
+		b.fault("kill", "broker-1")
+		b.tick(time.Second)
+		b.send(0, 1, 0, 4, 1, kerr.NotLeaderForPartition.Code)
+		b.fatal("fatal error: unable to reconstruct the batch")
+		b.shutdown()
+		return &b.h
+	}},
+
 	// 5. A producer that is not idempotent.
 	{name: "no producer id anywhere", grade: Failed, first: Idempotence, make: func() *history.History {
 		b := newBuilder()

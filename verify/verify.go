@@ -8,6 +8,9 @@ import (
 	"github.com/kconform/kconform/history"
 )
 
+// DefaultLivenessBound is Options.LivenessBound when none is given.
+const DefaultLivenessBound = 60 * time.Second
+
 // Options tune the checks.
 type Options struct {
 	// LivenessBound is how soon after the last fault step a record must be
@@ -68,7 +71,7 @@ type checker struct {
 // Check judges h against every check and grades it.
 func Check(h *history.History, opts Options) *Verdict {
 	if opts.LivenessBound == 0 {
-		opts.LivenessBound = 60 * time.Second
+		opts.LivenessBound = DefaultLivenessBound
 	}
 	if opts.MaxPerCheck == 0 {
 		opts.MaxPerCheck = 20

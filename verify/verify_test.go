@@ -248,7 +248,23 @@ func TestLiveness(t *testing.T) {
 		b.fault("kill", "broker-1")
 		b.fault("start", "broker-1")
 		b.send(0, 1, 0, 1, 1, kerr.RequestTimedOut.Code)
+		b.tick(61 * time.Second)
+		b.send(0, 1, 0, 2, 1, kerr.RequestTimedOut.Code)
 		mustFail(t, b.check(), Liveness)
+	})
+	t.Run("errors only after the last fault, watched for less than the bound", func(t *testing.T) {
+		// The run ended before a slow recovery could show: not judged.
+		b := newBuilder()
+		b.send(0, 1, 0, 0, 1, 0)
+		b.fault("kill", "broker-1")
+		b.fault("start", "broker-1")
+		b.send(0, 1, 0, 1, 1, kerr.RequestTimedOut.Code)
+		b.tick(20 * time.Second)
+		b.shutdown()
+		v := b.check()
+		if v.Grade != Inconclusive || v.First(Liveness) != nil {
+			t.Fatalf("want INCONCLUSIVE without a liveness finding, got %s: %s", v.Grade, v.Paragraph)
+		}
 	})
 	t.Run("acknowledged too late", func(t *testing.T) {
 		b := newBuilder()

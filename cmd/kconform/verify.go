@@ -20,6 +20,7 @@ func runVerify(ctx context.Context, args []string) error {
 	fs := cli.NewFlags("verify", "(--history h.jsonl | --events producer.jsonl [--brokers host:port --topic t] | --artifacts dir | --results results) [flags]")
 	artifacts := fs.String("artifacts", "", "judge every saved scenario run under this folder again, rewriting verdict.json and run.json")
 	results := fs.String("results", "", "judge every run kept as evidence in this results folder again, and fail when a grade or first check differs from its record")
+	update := fs.Bool("update", false, "with --results: write the new grades of the runs that changed into their records (after a change of the verifier)")
 	var saved scenario.Saved
 	fs.StringVar(&saved.History, "history", "", "a saved history (JSON lines) to judge")
 	fs.StringVar(&saved.Events, "events", "", "a producer's JSON-lines output to judge")
@@ -36,8 +37,10 @@ func runVerify(ctx context.Context, args []string) error {
 	switch {
 	case *results != "" && (*artifacts != "" || saved.History != "" || saved.Events != ""):
 		return cli.Usage("give --results alone")
+	case *update && *results == "":
+		return cli.Usage("--update goes with --results")
 	case *results != "":
-		return rejudgeResults(*results)
+		return rejudgeResults(*results, *update)
 	case *artifacts != "" && (saved.History != "" || saved.Events != ""):
 		return cli.Usage("give --artifacts alone")
 	case *artifacts != "":
@@ -90,8 +93,9 @@ func rejudge(root string, strict bool) error {
 
 // rejudgeResults judges every history kept as evidence under dir again and
 // fails when a run's grade or first check differs from its record: a
-// change of the verifier must come with the records it changes.
-func rejudgeResults(dir string) error {
+// change of the verifier must come with the records it changes, which
+// update writes.
+func rejudgeResults(dir string, update bool) error {
 	if _, err := os.Stat(filepath.Join(dir, "cells")); err != nil {
 		return cli.Usage(fmt.Sprintf("no result records under %s (want %s/cells)", dir, dir))
 	}
@@ -108,6 +112,14 @@ func rejudgeResults(dir string) error {
 		fmt.Printf("%-7s %s run %s: recorded %s %s, now %s\n", status, x.Record.Key(), x.Run.RunID, x.Run.Grade, x.Run.Check, x.Verdict.OneLine())
 	}
 	fmt.Fprintf(os.Stderr, "kconform verify: %d kept runs judged again, %d changed\n", len(runs), changed)
+	if changed > 0 && update {
+		n, err := findings.Rerecord(dir, runs)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "kconform verify: %d runs rewritten in their records; then run kconform results --update-expectations and --readme\n", n)
+		return nil
+	}
 	if changed > 0 {
 		return cli.ErrFailed
 	}

@@ -94,6 +94,16 @@ async function main() {
       process.stderr.write(`confluent-js driver: error: ${errName(err)}: ${err.message}\n`)
     }
   })
+  // fatalRecord stops the producer on a record failed with ERR__FATAL:
+  // librdkafka fails records so once a fatal error (e.g. "Unable to
+  // reconstruct MessageSet") has killed the instance, and event.error
+  // does not always bring that error here; an application must stop.
+  const fatalRecord = err => {
+    if (err.code !== ERR.ERR__FATAL || dead || a.transactionalId) return
+    producerFatal({ exception: errName(err), message: `a record failed with librdkafka's fatal error: ${err.message}` })
+    dead = true
+    stop()
+  }
   producer.on('delivery-report', (err, report) => {
     const r = report && report.opaque
     if (!r || !outstanding.has(r)) return
@@ -101,6 +111,7 @@ async function main() {
     const base = { topic: a.topic, partition: r.partition, counter: r.counter, run_id: a.runId, value: r.value, txn: r.txn }
     if (err) {
       emit({ name: 'producer_send_error', ...base, exception: errName(err), message: err.message })
+      fatalRecord(err)
     } else {
       acked++
       emit({ name: 'producer_send_success', ...base, offset: Number(report.offset) })
@@ -133,6 +144,7 @@ async function main() {
         sent++
         emit({ name: 'producer_send_error', topic: a.topic, partition: r.partition, counter: r.counter, run_id: a.runId, value: r.value,
           txn: r.txn, exception: errName(err), message: err.message })
+        fatalRecord(err)
         if (r.settle) r.settle(err)
       }
       return
