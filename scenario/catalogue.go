@@ -642,6 +642,7 @@ func ScenariosMarkdown() string {
 	var b strings.Builder
 	b.WriteString("# Scenarios\n\nGenerated from `scenario/catalogue.go` (`KCONFORM_UPDATE_DOCS=1 go test ./scenario`); do not edit.\n")
 	b.WriteString("A run whose history does not show what its fault must achieve is INCONCLUSIVE, never a pass.\n")
+	b.WriteString("After the faults a run watches the client for a 15 s cool-down and, while it has acknowledged nothing since the last fault step, up to the liveness bound (60 s; 2 minutes in the real-time seed and leader-unreachable), so that a slow recovery is told from none.\n")
 	for _, s := range Catalogue() {
 		fmt.Fprintf(&b, "\n## %s\n\n- **Fault:** %s.\n- **Requirement:** %s\n- **The history must show:** %s.\n", s.Name, s.Fault, s.Requirement, s.MustShow)
 		if len(s.References) > 0 {
