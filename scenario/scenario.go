@@ -408,6 +408,9 @@ func waitRecovered(ctx context.Context, path string, since time.Time, bound time
 			lines = nil
 		}
 		for _, l := range bytes.Split(lines, []byte("\n")) {
+			if !bytes.Contains(l, []byte(history.SendSuccess)) && !bytes.Contains(l, []byte(history.ProducerFatal)) {
+				continue // most lines: nothing to decode
+			}
 			var e struct {
 				Name      string `json:"name"`
 				Timestamp *int64 `json:"timestamp"`
