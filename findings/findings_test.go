@@ -160,6 +160,19 @@ func TestImportKeepsErrorRunsApart(t *testing.T) {
 	if len(recs) != 1 || recs[0].Runs != 2 || recs[0].Grade != verify.Error {
 		t.Fatalf("want one ERROR cell with two runs, got %+v", recs)
 	}
+	// A judged finding heads the record over runs kconform could not
+	// judge; those stay counted.
+	r := recs[0]
+	r.RunList = append(r.RunList, Run{RunID: "3", Grade: verify.Failed, Check: "liveness", Date: "2026-12-04"}, Run{RunID: "4", Grade: verify.Informational, Date: "2026-12-04"})
+	r.tally()
+	if r.Grade != verify.Failed || r.Check != "liveness" || r.Grades[verify.Error] != 2 {
+		t.Fatalf("want FAILED liveness with 2 ERROR runs counted, got %s %s %v", r.Grade, r.Check, r.Grades)
+	}
+	r.RunList = r.RunList[:2]
+	r.RunList = append(r.RunList, Run{RunID: "4", Grade: verify.Informational, Date: "2026-12-04"})
+	if r.tally(); r.Grade != verify.Error {
+		t.Fatalf("an ERROR over an INFORMATIONAL run: got %s", r.Grade)
+	}
 }
 
 // An ERROR or INCONCLUSIVE is never taken into an expectation on faith:

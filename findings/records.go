@@ -478,6 +478,15 @@ func Merge(records, more []Record) []Record {
 	return out
 }
 
+// recordRank orders grades for a record's headline: as verify.Worse
+// does, except that an ERROR (kconform could not judge the run) ranks
+// below every finding judged in another run (above a pass), so that a cell
+// whose other runs FAILED is published as FAILED; its ERROR runs stay
+// counted in Grades.
+func recordRank(g verify.Grade) int {
+	return map[verify.Grade]int{verify.Informational: 1, verify.Error: 2, verify.NonStrict: 3, verify.Inconclusive: 4, verify.Failed: 5}[g]
+}
+
 // tally derives the record's totals from its runs.
 func (r *Record) tally() {
 	slices.SortStableFunc(r.RunList, func(a, b Run) int { return strings.Compare(a.Date, b.Date) })
@@ -488,7 +497,7 @@ func (r *Record) tally() {
 		if run.Grade == verify.Pass || run.Grade == verify.Informational {
 			r.Passes++
 		}
-		if i == 0 || run.Grade != r.Grade && verify.Worse(r.Grade, run.Grade) == run.Grade {
+		if i == 0 || recordRank(run.Grade) > recordRank(r.Grade) {
 			r.Grade, r.Check, r.First = run.Grade, run.Check, run.First
 		}
 		r.Commit, r.Date = run.Commit, run.Date
