@@ -62,6 +62,7 @@ lint:
 	@node --check producer/js/contract.js
 	@python3 -c "import ast, sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]" producer/python/*.py
 	@cd producer/rdkafka && sh copy-1.8.2.sh && git diff --exit-code ../rdkafka-1.8.2/main.go >/dev/null || { echo "kconform: producer/rdkafka-1.8.2/main.go is stale: run (cd producer/rdkafka && go generate)"; exit 1; }
+	@for f in docker/*.sh ci/*.sh .ci/run; do bash -n "$$f" || exit 1; done
 	bash ci/actionlint.sh
 
 ## unit: tests that need no Docker (the verifier, the producer and the tap against kfake, every
@@ -92,7 +93,7 @@ browser:
 
 ## docker: make sure a Docker engine answers (installs Debian's docker.io as root if needed)
 docker:
-	@bash ci/docker-up.sh
+	@bash docker/engine-up.sh
 
 ## images: build kconform/kafka:<v> for each of KAFKA_VERSIONS, offline
 images: docker

@@ -17,7 +17,7 @@ import (
 	"sync"
 )
 
-//go:embed build-jre.sh build-kafka.sh kafka/Dockerfile kafka/entrypoint.sh kafka/resolve.sh kafka/log4j.properties kafka/log4j2.properties
+//go:embed engine-up.sh build-jre.sh build-kafka.sh kafka/Dockerfile kafka/entrypoint.sh kafka/resolve.sh kafka/log4j.properties kafka/log4j2.properties
 var recipes embed.FS
 
 // versionPattern is what a Kafka release version looks like; anything else
@@ -40,27 +40,60 @@ func EnsureKafkaImage(ctx context.Context, version string, progress io.Writer) (
 	image := KafkaImage(version)
 	buildMu.Lock()
 	defer buildMu.Unlock()
+	if err := ensureEngine(ctx, progress); err != nil {
+		return "", err
+	}
 	if imageRecipe(ctx, image) == RecipeHash() {
 		return image, nil
 	}
+	if err := runRecipe(ctx, progress, "build-kafka.sh", version); err != nil {
+		return "", fmt.Errorf("build %s: %w", image, err)
+	}
+	return image, nil
+}
+
+// engineUp records that a Docker engine answered in this process.
+var engineUp bool
+
+// ensureEngine makes sure a Docker engine answers before anything is built
+// or started, with engine-up.sh: on a fresh Debian machine, as root, it
+// installs docker.io and starts dockerd (the Makefile runs the same script).
+// The caller holds buildMu.
+func ensureEngine(ctx context.Context, progress io.Writer) error {
+	if engineUp {
+		return nil
+	}
+	if err := runRecipe(ctx, progress, "engine-up.sh"); err != nil {
+		return fmt.Errorf("docker: %w", err)
+	}
+	engineUp = true
+	return nil
+}
+
+// runRecipe runs one of the embedded scripts with args, its progress lines
+// going to progress; its error is the script's last line, which says what
+// went wrong and what to do.
+func runRecipe(ctx context.Context, progress io.Writer, script string, args ...string) error {
 	dir, err := os.MkdirTemp("", "kconform-recipes-")
 	if err != nil {
-		return "", fmt.Errorf("build %s: %w", image, err)
+		return err
 	}
 	defer os.RemoveAll(dir)
 	if err := writeRecipes(dir); err != nil {
-		return "", fmt.Errorf("build %s: %w", image, err)
+		return err
 	}
 	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "bash", filepath.Join(dir, "build-kafka.sh"), version)
+	cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(dir, script)}, args...)...)
 	cmd.Stdout = progress
 	cmd.Stderr = io.MultiWriter(progress, &stderr)
 	if err := cmd.Run(); err != nil {
-		// The scripts end with one line that says what went wrong and what to do.
 		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-		return "", fmt.Errorf("build %s: %s", image, strings.TrimPrefix(lines[len(lines)-1], "kconform: "))
+		if last := lines[len(lines)-1]; last != "" {
+			return fmt.Errorf("%s", strings.TrimPrefix(last, "kconform: "))
+		}
+		return fmt.Errorf("%s: %w", script, err)
 	}
-	return image, nil
+	return nil
 }
 
 // RecipeHash names the recipes a Kafka image is built from (its

@@ -1,7 +1,11 @@
 package docker
 
 import (
+	"bytes"
+	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -20,5 +24,25 @@ func TestRecipeHashMatchesTheScript(t *testing.T) {
 	script, err := recipes.ReadFile("build-kafka.sh")
 	if err != nil || !strings.Contains(string(script), "kafka/{Dockerfile,entrypoint.sh,log4j.properties,log4j2.properties} | sha256sum | cut -c1-12") {
 		t.Fatal("build-kafka.sh no longer hashes the recipes as RecipeHash does")
+	}
+}
+
+// ensureEngine runs the embedded engine-up.sh, which takes an engine that
+// answers `docker info` as it is (here a stand-in docker on PATH), and
+// remembers it.
+func TestEnsureEngineUsesAnAnsweringEngine(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "docker"), []byte("#!/bin/sh\n[ \"$1\" = info ] && exit 0\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	engineUp = false
+	t.Cleanup(func() { engineUp = false })
+	var progress bytes.Buffer
+	if err := ensureEngine(context.Background(), &progress); err != nil {
+		t.Fatalf("an engine that answers: %v (%s)", err, progress.String())
+	}
+	if !engineUp || progress.Len() != 0 {
+		t.Fatalf("engineUp=%v, progress %q: want the engine taken as it is, silently", engineUp, progress.String())
 	}
 }

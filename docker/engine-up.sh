@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# docker-up.sh makes sure a Docker engine answers. It uses a running engine
+# engine-up.sh makes sure a Docker engine answers. It uses a running engine
 # when there is one; as root on Debian it installs Debian's docker.io and
 # starts dockerd in the background; otherwise it stops with one line that
-# says how to get an engine.
+# says how to get an engine. kconform runs it (embedded) before it builds or
+# starts anything, and make runs it from the source tree.
 set -euo pipefail
 
 log() { printf 'kconform: %s\n' "$*" >&2; }
@@ -28,7 +29,9 @@ fi
 if ! pgrep -x dockerd >/dev/null 2>&1; then
   log "starting dockerd in the background (log: /var/log/kconform-dockerd.log)..."
   # containerd ships with docker.io; dockerd starts its own when none runs.
-  nohup dockerd >/var/log/kconform-dockerd.log 2>&1 &
+  # setsid: in a session of its own, a Ctrl-C meant for kconform (which
+  # still needs the engine to remove its containers) does not reach it.
+  setsid nohup dockerd >/var/log/kconform-dockerd.log 2>&1 < /dev/null &
 fi
 
 for i in $(seq 1 60); do
