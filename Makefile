@@ -68,7 +68,7 @@ lint:
 ## unit: tests that need no Docker (the verifier, the producer and the tap against kfake, every
 ## client driver against kfake: installs the clients on first use)
 # -timeout: a first run installs every client, and two of them build librdkafka from source for
-# minutes each (cargo for rust-rdkafka, npm for confluent-js).
+# a minute or more each (cargo for rust-rdkafka, npm for confluent-js; much longer on a busy machine).
 unit: runtimes
 	KCONFORM_REQUIRE_CLIENTS=1 go test -count=1 -timeout 45m ./history/... ./readback/... ./verify/... ./producer/... ./wiretap/... ./chaos/... ./fixtures/... ./driver/... ./scenario/... ./matrix/... ./bench/... ./report/... ./findings/... ./internal/... ./cmd/...
 

@@ -87,7 +87,8 @@ func TestClientDriversAgainstKfake(t *testing.T) {
 
 // prepareForTest looks a driver up and prepares it (installing its client
 // on first use, with room for a build from source: cargo compiling
-// rust-rdkafka's librdkafka took 16 minutes on a loaded 2-core machine);
+// rust-rdkafka's librdkafka took 16 minutes on a loaded 2-core machine,
+// 45 s on an idle one);
 // without its runtime the test is skipped unless KCONFORM_REQUIRE_CLIENTS=1.
 func prepareForTest(t *testing.T, name string) (*Driver, context.Context) {
 	t.Helper()

@@ -30,7 +30,7 @@ var confluentJSClients = []Client{{
 		// rules race in parallel, the addon needing librdkafka's config.h
 		// before configure has written it.
 		env:       []string{"npm_config_build_from_source=true", "CKJS_LINKING=dynamic"},
-		note:      "kconform: building @confluentinc/kafka-javascript and its librdkafka from source (the first build takes 4 to 6 minutes on two cores, longer on a busy machine)...",
+		note:      "kconform: building @confluentinc/kafka-javascript and its librdkafka from source (the first build took about a minute on an idle 2-core machine, much longer on a busy one)...",
 		leftovers: "@confluentinc/kafka-javascript",
 	}}.prepare,
 }}
