@@ -1,5 +1,7 @@
 package history
 
+import "slices"
+
 // Action is what a fault step did, as a Fault records it. chaos records
 // node and cluster steps, the wire tap records its own faults when they
 // take effect, and verify's effects find steps by it; chaos.FaultTypes
@@ -78,4 +80,50 @@ const (
 // table, because the tap records heals and cannot import chaos.
 func (a Action) Repair() bool {
 	return a == ActionStart || a == ActionUnpause || a == ActionHeal || a == ActionForwardHeld
+}
+
+// Withholds tells whether a step of the action is the wire tap withholding
+// the client's traffic (holding or cutting its requests, delaying answers)
+// until a later step ends it. A node fault is not one: a cluster serves on
+// without a node, and the client is owed its recovery through it.
+func (a Action) Withholds() bool {
+	switch a {
+	case ActionHold, ActionBlackhole, ActionDelay, ActionHoldEndTxn, ActionHoldPastEndTxn:
+		return true
+	}
+	return false
+}
+
+// endsWithholding tells whether step g, later than the withholding step f,
+// ends it.
+func endsWithholding(g, f Fault) bool {
+	switch f.Action {
+	case ActionHoldPastEndTxn:
+		// Only passing the held request on ends it; a heal does not.
+		return g.Action == ActionForwardHeld && g.Target == f.Target
+	case ActionHoldEndTxn:
+		// Killing the coordinator lets the held EndTxn go to the dead
+		// broker (chaos.KillAtEndTxn): the kill, a node fault, takes over.
+		return g.Action == ActionHeal && g.Target == "all" || g.Action == ActionKill && g.Target == f.Target
+	case ActionDelay:
+		return g.Action == ActionHeal
+	default:
+		return g.Action == ActionHeal && g.Target == "all"
+	}
+}
+
+// WithheldAtEnd returns the tap's faults that still withheld the client's
+// traffic when the history ends: no later step ended them. While one is in
+// force the client's recovery can be neither seen nor denied.
+func (h *History) WithheldAtEnd() []Fault {
+	var in []Fault
+	for i, f := range h.Faults {
+		if !f.Action.Withholds() {
+			continue
+		}
+		if !slices.ContainsFunc(h.Faults[i+1:], func(g Fault) bool { return endsWithholding(g, f) }) {
+			in = append(in, f)
+		}
+	}
+	return in
 }

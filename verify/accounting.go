@@ -434,6 +434,16 @@ func (c *checker) checkLiveness() {
 		return
 	}
 	c.checkRecovery()
+	// A fault of the tap still in force when the run ended withheld the
+	// client's traffic to the last: there was no "once faults end" to
+	// recover in, so a stall is not judged (a fatal error was, above).
+	stalled := func(x Violation) {
+		if w := c.h.WithheldAtEnd(); len(w) > 0 {
+			c.incomplete = append(c.incomplete, fmt.Sprintf("the tap still withheld the client's traffic when the run ended (%s on %s, never ended), so whether the producer recovers was not seen: %s", w[0].Action, w[0].Target, x.Summary))
+			return
+		}
+		c.add(x)
+	}
 	unresolved := c.acct.sent - c.acct.resolved
 	if !c.hasLog() {
 		unresolved = 0 // without a read-back the records sent are not known
@@ -473,7 +483,7 @@ func (c *checker) checkLiveness() {
 		case !firstAfter.IsZero() && firstAfter.Sub(end) > c.opts.LivenessBound:
 			x.Time = firstAfter
 			x.Summary = fmt.Sprintf("the first record after the last fault step was acknowledged %.1f s later, more than %s", firstAfter.Sub(end).Seconds(), c.opts.LivenessBound)
-			c.add(x)
+			stalled(x)
 			return
 		case firstAfter.IsZero() && unresolved <= 0 && errorsAfterAck > 0 && lastError.After(end) && lastTold.Sub(end) < c.opts.LivenessBound:
 			// Errors only, but the run ended before the bound: a client
@@ -494,7 +504,7 @@ func (c *checker) checkLiveness() {
 			if unresolved > 0 {
 				x.Summary += fmt.Sprintf(" (%d of %d records sent have no outcome)", unresolved, c.acct.sent)
 			}
-			c.add(x)
+			stalled(x)
 			return
 		}
 	}
@@ -508,7 +518,7 @@ func (c *checker) checkLiveness() {
 	if !lastAck.IsZero() && errorsAfterAck > 0 && lastError.Sub(from) > c.opts.LivenessBound && !fenced {
 		x.Time = lastAck
 		x.Summary = fmt.Sprintf("after its last acknowledgement the producer failed every record it was given (%d) for %.1f s, more than %s", errorsAfterAck, lastError.Sub(from).Seconds(), c.opts.LivenessBound)
-		c.add(x)
+		stalled(x)
 		return
 	}
 	if unresolved -= c.acct.holes; unresolved > 0 {
@@ -528,7 +538,7 @@ func (c *checker) checkLiveness() {
 		if k := c.h.Killed; k != nil {
 			x.Summary += fmt.Sprintf("; the driver still held them %d s after SIGTERM and was killed", k.GraceMS/1000)
 		}
-		c.add(x)
+		stalled(x)
 		return
 	}
 	if k := c.h.Killed; k != nil {

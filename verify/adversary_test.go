@@ -223,6 +223,49 @@ var adversaries = []adversary{
 		return &b.h
 	}},
 
+	// A fault of the tap never ended by the run's end (a request held past
+	// an EndTxn that never came) withheld the client's traffic to the last:
+	// its stall behind it is not judged, but its fatal error is, and once
+	// the hold ends the same stall is a finding.
+	{name: "records without an outcome behind a tap hold the run never ended", grade: Inconclusive, reason: "still withheld the client's traffic", make: func() *history.History {
+		b := clean(1, 2)
+		b.fault(history.ActionHoldPastEndTxn, "kconform-0")
+		b.request(0, 1, 0, 4, 2, 4) // records 4-5: held by the tap to the end
+		b.event(history.SendPending, 0, -1, 4)
+		b.event(history.SendPending, 0, -1, 5)
+		b.tick(70 * time.Second)
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "records without an outcome after the tap passed its held request on", grade: Failed, first: Liveness, reason: "no outcome", make: func() *history.History {
+		b := clean(1, 2)
+		b.fault(history.ActionHoldPastEndTxn, "kconform-0")
+		b.request(0, 1, 0, 4, 2, 4)
+		b.h.Faults = append(b.h.Faults, history.Fault{Time: b.now.Add(time.Second), Action: history.ActionForwardHeld, Target: "kconform-0", Repair: true})
+		b.event(history.SendPending, 0, -1, 4)
+		b.event(history.SendPending, 0, -1, 5)
+		b.tick(70 * time.Second)
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "a fatal error behind a tap hold the run never ended", grade: Failed, first: Liveness, reason: "fatal", make: func() *history.History {
+		b := clean(1, 2)
+		b.fault(history.ActionBlackhole, "broker-1")
+		b.fatal("fatal error: unable to reconstruct the batch")
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "records without an outcome after a node fault the run never ended", grade: Failed, first: Liveness, reason: "no outcome", make: func() *history.History {
+		b := clean(1, 2)
+		b.fault(history.ActionKill, "broker-1") // the cluster serves on without it
+		b.request(0, 1, 0, 4, 2, 4)
+		b.event(history.SendPending, 0, -1, 4)
+		b.event(history.SendPending, 0, -1, 5)
+		b.tick(70 * time.Second)
+		b.shutdown()
+		return &b.h
+	}},
+
 	// 5. A producer that is not idempotent.
 	{name: "no producer id anywhere", grade: Failed, first: Idempotence, make: func() *history.History {
 		b := newBuilder()

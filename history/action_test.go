@@ -1,0 +1,43 @@
+package history
+
+import (
+	"testing"
+	"time"
+)
+
+// WithheldAtEnd names the tap's faults no later step ended, and only
+// them: node faults, one-shot tap faults and ended holds are not.
+func TestWithheldAtEnd(t *testing.T) {
+	at := time.Unix(0, 0)
+	step := func(a Action, target string) Fault {
+		at = at.Add(time.Second)
+		return Fault{Time: at, Action: a, Target: target, Repair: a.Repair()}
+	}
+	cases := []struct {
+		name   string
+		faults []Fault
+		want   []Action
+	}{
+		{"none", nil, nil},
+		{"a node killed, never started", []Fault{step(ActionKill, "broker-1")}, nil},
+		{"one-shot tap faults", []Fault{step(ActionDropResponse, "kconform-0"), step(ActionCloseConnections, "broker-1"), step(ActionErrorCode, "kconform-1")}, nil},
+		{"a request held past an EndTxn that never came", []Fault{step(ActionHoldPastEndTxn, "kconform-0")}, []Action{ActionHoldPastEndTxn}},
+		{"the held request passed on", []Fault{step(ActionHoldPastEndTxn, "kconform-0"), step(ActionForwardHeld, "kconform-0")}, nil},
+		{"another partition's request passed on", []Fault{step(ActionHoldPastEndTxn, "kconform-0"), step(ActionForwardHeld, "kconform-1")}, []Action{ActionHoldPastEndTxn}},
+		{"a heal does not pass a request held past EndTxn on", []Fault{step(ActionHoldPastEndTxn, "kconform-0"), step(ActionHeal, "all")}, []Action{ActionHoldPastEndTxn}},
+		{"a blackhole healed", []Fault{step(ActionBlackhole, "broker-1"), step(ActionHeal, "all")}, nil},
+		{"a blackhole, only the delay healed", []Fault{step(ActionBlackhole, "broker-1"), step(ActionDelay, "all"), step(ActionHeal, "delay")}, []Action{ActionBlackhole}},
+		{"a blackhole healed, then a hold", []Fault{step(ActionBlackhole, "broker-1"), step(ActionHeal, "all"), step(ActionHold, "all")}, []Action{ActionHold}},
+		{"an EndTxn held until its coordinator's kill", []Fault{step(ActionHoldEndTxn, "broker-3"), step(ActionKill, "broker-3"), step(ActionStart, "broker-3")}, nil},
+	}
+	for _, tc := range cases {
+		h := &History{Faults: tc.faults}
+		var got []Action
+		for _, f := range h.WithheldAtEnd() {
+			got = append(got, f.Action)
+		}
+		if len(got) != len(tc.want) || len(got) > 0 && got[0] != tc.want[0] {
+			t.Errorf("%s: withheld at the end %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
