@@ -1,6 +1,9 @@
 package history
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // Action is what a fault step did, as a Fault records it. chaos records
 // node and cluster steps, the wire tap records its own faults when they
@@ -126,4 +129,101 @@ func (h *History) WithheldAtEnd() []Fault {
 		}
 	}
 	return in
+}
+
+// InForceAt returns a fault that was in force at t: a node down or frozen
+// (not yet started or thawed again) or the tap withholding the client's
+// traffic (not yet ended), or false.
+func (h *History) InForceAt(t time.Time) (Fault, bool) {
+	for i, f := range h.Faults {
+		if !f.Time.Before(t) {
+			break
+		}
+		ended := func(g Fault) bool {
+			if !g.Time.Before(t) {
+				return false
+			}
+			switch f.Action {
+			case ActionKill, ActionStop, ActionUpgrade, ActionRestart:
+				return g.Action == ActionStart && g.Target == f.Target
+			case ActionPause:
+				return g.Action == ActionUnpause && g.Target == f.Target
+			}
+			return endsWithholding(g, f)
+		}
+		switch {
+		case f.Action.Withholds(), f.Action == ActionKill, f.Action == ActionStop, f.Action == ActionPause,
+			f.Action == ActionUpgrade, f.Action == ActionRestart:
+			if !slices.ContainsFunc(h.Faults[i+1:], ended) {
+				return f, true
+			}
+		}
+	}
+	return Fault{}, false
+}
+
+// The errors a broker fences a producer's old epoch with.
+const (
+	errInvalidProducerEpoch int16 = 47
+	errProducerFenced       int16 = 90
+)
+
+// CoordinatorFence returns when the broker's own transaction coordinator
+// fenced the client's producer, and the first answer that told the client
+// (INVALID_PRODUCER_EPOCH or PRODUCER_FENCED, to an EndTxn or a produce
+// request): the log holds an abort marker of the producer at an epoch it
+// was never given nor wrote at, stamped when it was written, and no fault
+// step took over its transactional id (Fence). A coordinator does that to a
+// transaction that outlives its timeout: abortTimedOutTransactions bumps
+// the epoch (prepareFenceProducerEpoch) and aborts, and the old epoch's
+// EndTxn is answered PRODUCER_FENCED (INVALID_PRODUCER_EPOCH before
+// EndTxn v2); KIP-588's recovery from it was never built, so neither the
+// Java client nor librdkafka can go on (Kafka 3.9's TransactionCoordinator
+// and TransactionMetadata).
+func (h *History) CoordinatorFence() (at time.Time, answer WireEvent, ok bool) {
+	if h.Fence() != nil {
+		return at, answer, false
+	}
+	given := map[int64]int16{} // producer id -> the highest epoch it had
+	have := func(id int64, epoch int16) {
+		if e, ok := given[id]; !ok || epoch > e {
+			given[id] = epoch
+		}
+	}
+	for _, w := range h.Wire {
+		switch w.Kind {
+		case InitProducerResponse:
+			if w.ErrorCode == 0 {
+				have(w.ProducerID, w.Epoch)
+			}
+		case EndTxnResponse:
+			if w.ErrorCode == 0 && w.Epoch >= 0 && w.ProducerID >= 0 {
+				have(w.ProducerID, w.Epoch) // EndTxn v5's bumped epoch
+			}
+		case ProduceRequest:
+			for _, b := range w.Batches {
+				have(b.ProducerID, b.Epoch)
+			}
+		}
+	}
+	for _, b := range h.Log {
+		if e, ok := given[b.ProducerID]; ok && b.Control && b.ControlType == ControlAbort && b.Epoch > e && b.MaxTimestamp > 0 {
+			// A marker's timestamp is the coordinator's clock when it
+			// wrote it: when it fenced the producer.
+			if m := time.UnixMilli(b.MaxTimestamp); at.IsZero() || m.Before(at) {
+				at = m
+			}
+		}
+	}
+	if at.IsZero() {
+		return at, answer, false
+	}
+	fencing := func(code int16) bool { return code == errInvalidProducerEpoch || code == errProducerFenced }
+	for _, w := range h.Wire {
+		if w.Kind == EndTxnResponse && fencing(w.ErrorCode) ||
+			w.Kind == ProduceResponse && slices.ContainsFunc(w.Results, func(r ProduceResult) bool { return fencing(r.ErrorCode) }) {
+			return at, w, true
+		}
+	}
+	return at, answer, false
 }

@@ -41,3 +41,27 @@ func TestWithheldAtEnd(t *testing.T) {
 		}
 	}
 }
+
+// InForceAt finds a node fault not yet repaired and a tap fault not yet
+// ended at a moment, and nothing once they are.
+func TestInForceAt(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	h := &History{Faults: []Fault{
+		{Time: at(1), Action: ActionPause, Target: "broker-1"},
+		{Time: at(3), Action: ActionUnpause, Target: "broker-1", Repair: true},
+		{Time: at(5), Action: ActionHoldPastEndTxn, Target: "t-0"},
+		{Time: at(7), Action: ActionForwardHeld, Target: "t-0", Repair: true},
+		{Time: at(9), Action: ActionKill, Target: "broker-2"},
+		{Time: at(11), Action: ActionStart, Target: "broker-3", Repair: true},
+	}}
+	for _, tc := range []struct {
+		sec  int
+		want Action
+	}{{0, ""}, {2, ActionPause}, {4, ""}, {6, ActionHoldPastEndTxn}, {8, ""}, {10, ActionKill}, {12, ActionKill}} {
+		f, ok := h.InForceAt(at(tc.sec))
+		if got := map[bool]Action{true: f.Action}[ok]; got != tc.want {
+			t.Errorf("at %d s: in force %q, want %q", tc.sec, got, tc.want)
+		}
+	}
+}

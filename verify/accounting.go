@@ -419,12 +419,29 @@ func (c *checker) checkLiveness() {
 	// (a fence) does what a zombie must; only what it left without an
 	// outcome is judged then.
 	fence, fenced := c.h.Fence(), false
+	// So is one that stops fatal once the broker's own coordinator fenced
+	// it while a fault was in force that kept its transaction from ending:
+	// the coordinator aborts a transaction that outlives its timeout and
+	// bumps the epoch, and no client can go on after that.
+	fencedAt, answer, byCoordinator := c.h.CoordinatorFence()
 	for _, e := range c.h.Client {
 		if e.Name != history.ProducerFatal {
 			continue
 		}
 		if fence != nil && !e.Time.Before(fence.Time) {
 			fenced = true
+			break
+		}
+		// Drivers stamp their events to the millisecond, the tap to the
+		// nanosecond: a fatal error told of in the answer's millisecond
+		// follows it.
+		if f, ok := c.h.InForceAt(fencedAt); byCoordinator && ok && !e.Time.Before(answer.Time.Truncate(time.Millisecond)) {
+			fenced = true
+			x := newViolation(Liveness, Informational, "client")
+			x.Time = e.Time
+			x.Summary = fmt.Sprintf("the transaction coordinator fenced the producer itself at %s (an abort marker at an epoch the client was never given; its %s answered %s) while %s was in force, as a coordinator does to a transaction that outlives its timeout: the fatal error that followed is what the broker leaves a client (%s)",
+				fencedAt.UTC().Format("15:04:05.000"), answer.Kind, history.ErrorName(fenceCode(answer)), f, e.Error)
+			c.add(x)
 			break
 		}
 		x := newViolation(Liveness, Failed, "client")
@@ -708,4 +725,14 @@ func (c *checker) checkContract() {
 	if sent := max(c.acct.sent, c.v.Stats.Sent); a.Count > 0 && sent > a.Count {
 		c.incomplete = append(c.incomplete, fmt.Sprintf("the driver was asked to send %d records but sent %d: it did not follow the run's contract", a.Count, sent))
 	}
+}
+
+// fenceCode is the fencing error of an answer CoordinatorFence returned.
+func fenceCode(w history.WireEvent) int16 {
+	for _, r := range w.Results {
+		if r.ErrorCode != 0 {
+			return r.ErrorCode
+		}
+	}
+	return w.ErrorCode
 }

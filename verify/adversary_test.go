@@ -266,6 +266,23 @@ var adversaries = []adversary{
 		return &b.h
 	}},
 
+	// A producer told it is fenced when no other producer took its id:
+	// the broker's own coordinator fenced it (an abort marker at an epoch
+	// the client never had) while a fault kept its transaction from
+	// ending, as a coordinator does to one that outlives its timeout; its
+	// fatal error is then the broker's doing. Without that marker, or
+	// with no fault in force when it was written, the fatal error is the
+	// client's.
+	{name: "fatal after the coordinator fenced a transaction a tap hold kept open", grade: Informational, first: Liveness, reason: "coordinator fenced the producer itself", make: func() *history.History {
+		return coordinatorFenced(1, true)
+	}},
+	{name: "fatal after a fence answer with no marker at a new epoch: the client's own stale epoch", grade: Failed, first: Liveness, reason: "fatal", make: func() *history.History {
+		return coordinatorFenced(0, true)
+	}},
+	{name: "fatal after the coordinator fenced a transaction no fault kept open", grade: Failed, first: Liveness, reason: "fatal", make: func() *history.History {
+		return coordinatorFenced(1, false)
+	}},
+
 	// 5. A producer that is not idempotent.
 	{name: "no producer id anywhere", grade: Failed, first: Idempotence, make: func() *history.History {
 		b := newBuilder()
@@ -534,4 +551,29 @@ func TestBoundariesAreTested(t *testing.T) {
 			t.Errorf("boundary %q names test %q, which does not exist", x.Case, x.Test)
 		}
 	}
+}
+
+// coordinatorFenced is a producer (id 1, epoch 0) whose partition 0
+// request the tap holds past an EndTxn; held still (or passed on before,
+// when !held) when the log gets an abort marker of producer 1 at
+// markerEpoch, after which its EndTxn is answered INVALID_PRODUCER_EPOCH
+// and it stops fatal.
+func coordinatorFenced(markerEpoch int16, held bool) *history.History {
+	b := clean(1, 2)
+	b.fault(history.ActionHoldPastEndTxn, "t-0")
+	b.request(0, 1, 0, 4, 2, 4)
+	if !held {
+		b.fault(history.ActionForwardHeld, "t-0")
+	}
+	b.tick(10 * time.Second)
+	b.h.Log = append(b.h.Log, history.LogBatch{Partition: 0, BaseOffset: b.offsets[0], ProducerID: 1, Epoch: markerEpoch,
+		Control: true, ControlType: history.ControlAbort, FirstTimestamp: b.now.UnixMilli(), MaxTimestamp: b.now.UnixMilli()})
+	b.offsets[0]++
+	b.tick(time.Second)
+	b.h.Wire = append(b.h.Wire, history.WireEvent{Kind: history.EndTxnResponse, Time: b.now, Conn: b.conn, ProducerID: -1, Epoch: -1, ErrorCode: kerr.InvalidProducerEpoch.Code})
+	b.event(history.SendError, 0, -1, 4)
+	b.event(history.SendError, 0, -1, 5)
+	b.fatal("Failed to end transaction: Local: This instance has been fenced by a newer instance")
+	b.shutdown()
+	return &b.h
 }
