@@ -169,7 +169,7 @@ const (
 )
 
 // CoordinatorFence returns when the broker's own transaction coordinator
-// fenced the client's producer, and the first answer that told the client
+// fenced the client's producer, and the first answer after it that told the client
 // (INVALID_PRODUCER_EPOCH or PRODUCER_FENCED, to an EndTxn or a produce
 // request): the log holds an abort marker of the producer at an epoch it
 // was never given nor wrote at, stamped when it was written, and no fault
@@ -220,6 +220,9 @@ func (h *History) CoordinatorFence() (at time.Time, answer WireEvent, ok bool) {
 	}
 	fencing := func(code int16) bool { return code == errInvalidProducerEpoch || code == errProducerFenced }
 	for _, w := range h.Wire {
+		if w.Time.Before(at) {
+			continue // an answer before the fence does not tell of it
+		}
 		if w.Kind == EndTxnResponse && fencing(w.ErrorCode) ||
 			w.Kind == ProduceResponse && slices.ContainsFunc(w.Results, func(r ProduceResult) bool { return fencing(r.ErrorCode) }) {
 			return at, w, true
