@@ -487,6 +487,12 @@ func (t *txnRun) end(ctx context.Context, txn int64, commit bool) bool {
 			time.Sleep(retryBackoff)
 			continue
 		}
+		if !isFatal(err) && retriable(err) && !t.dead.Load() {
+			// The stop's grace ran out, not the client: nothing fatal
+			// to report; the transaction's records are purged at the
+			// close and get their errors.
+			return false
+		}
 		t.stopFatal(txn, "abort failed", err)
 		return false
 	}

@@ -767,6 +767,12 @@ impl Txns<'_> {
                 thread::sleep(RETRY_BACKOFF);
                 continue;
             }
+            if !e.fatal && e.retriable && !self.dead() {
+                // The stop's grace ran out, not the client: nothing fatal
+                // to report; the transaction's records are purged at the
+                // close and get their errors.
+                return false;
+            }
             self.stop_fatal(txn, "abort failed", &e);
             return false;
         }
