@@ -267,6 +267,10 @@ func TestTapZombieFenced(t *testing.T) {
 	go func() {
 		defer close(fence)
 		time.Sleep(300 * time.Millisecond)
+		// kfake answers within microseconds, less than the tap's 1 ms
+		// look for a request in flight: slow its answers so one is seen
+		// (the heal below ends the delay with the hold).
+		tap.Delay(20 * time.Millisecond)
 		if found, err := tap.HoldInFlight(5*time.Second, c.ListenAddrs()...); !found || err != nil {
 			t.Errorf("hold in flight: found %v, %v", found, err)
 		}
