@@ -97,10 +97,24 @@ func (a Action) Withholds() bool {
 	return false
 }
 
-// endsWithholding tells whether step g, later than the withholding step f,
-// ends it.
-func endsWithholding(g, f Fault) bool {
+// lasting tells whether a step of the action leaves a fault in force until
+// a later step ends it: a node down or frozen, or the tap withholding the
+// client's traffic.
+func (a Action) lasting() bool {
+	switch a {
+	case ActionKill, ActionStop, ActionPause, ActionUpgrade, ActionRestart:
+		return true
+	}
+	return a.Withholds()
+}
+
+// ends tells whether step g, later than the lasting step f, ends it.
+func ends(g, f Fault) bool {
 	switch f.Action {
+	case ActionKill, ActionStop, ActionUpgrade, ActionRestart:
+		return g.Action == ActionStart && g.Target == f.Target
+	case ActionPause:
+		return g.Action == ActionUnpause && g.Target == f.Target
 	case ActionHoldPastEndTxn:
 		// Only passing the held request on ends it; a heal does not.
 		return g.Action == ActionForwardHeld && g.Target == f.Target
@@ -115,49 +129,38 @@ func endsWithholding(g, f Fault) bool {
 	}
 }
 
-// WithheldAtEnd returns the tap's faults that still withheld the client's
-// traffic when the history ends: no later step ended them. While one is in
-// force the client's recovery can be neither seen nor denied.
-func (h *History) WithheldAtEnd() []Fault {
+// inForce returns the lasting faults begun before t that no step before t
+// ended (a zero t: by the history's end), those passing keep.
+func (h *History) inForce(t time.Time, keep func(Action) bool) []Fault {
+	before := func(x time.Time) bool { return t.IsZero() || x.Before(t) }
 	var in []Fault
 	for i, f := range h.Faults {
-		if !f.Action.Withholds() {
+		if !before(f.Time) {
+			break
+		}
+		if !keep(f.Action) {
 			continue
 		}
-		if !slices.ContainsFunc(h.Faults[i+1:], func(g Fault) bool { return endsWithholding(g, f) }) {
+		if !slices.ContainsFunc(h.Faults[i+1:], func(g Fault) bool { return before(g.Time) && ends(g, f) }) {
 			in = append(in, f)
 		}
 	}
 	return in
 }
 
+// WithheldAtEnd returns the tap's faults that still withheld the client's
+// traffic when the history ends: no later step ended them. While one is in
+// force the client's recovery can be neither seen nor denied.
+func (h *History) WithheldAtEnd() []Fault {
+	return h.inForce(time.Time{}, Action.Withholds)
+}
+
 // InForceAt returns a fault that was in force at t: a node down or frozen
 // (not yet started or thawed again) or the tap withholding the client's
 // traffic (not yet ended), or false.
 func (h *History) InForceAt(t time.Time) (Fault, bool) {
-	for i, f := range h.Faults {
-		if !f.Time.Before(t) {
-			break
-		}
-		ended := func(g Fault) bool {
-			if !g.Time.Before(t) {
-				return false
-			}
-			switch f.Action {
-			case ActionKill, ActionStop, ActionUpgrade, ActionRestart:
-				return g.Action == ActionStart && g.Target == f.Target
-			case ActionPause:
-				return g.Action == ActionUnpause && g.Target == f.Target
-			}
-			return endsWithholding(g, f)
-		}
-		switch {
-		case f.Action.Withholds(), f.Action == ActionKill, f.Action == ActionStop, f.Action == ActionPause,
-			f.Action == ActionUpgrade, f.Action == ActionRestart:
-			if !slices.ContainsFunc(h.Faults[i+1:], ended) {
-				return f, true
-			}
-		}
+	if in := h.inForce(t, Action.lasting); len(in) > 0 {
+		return in[0], true
 	}
 	return Fault{}, false
 }

@@ -228,25 +228,10 @@ var adversaries = []adversary{
 	// its stall behind it is not judged, but its fatal error is, and once
 	// the hold ends the same stall is a finding.
 	{name: "records without an outcome behind a tap hold the run never ended", grade: Inconclusive, reason: "still withheld the client's traffic", make: func() *history.History {
-		b := clean(1, 2)
-		b.fault(history.ActionHoldPastEndTxn, "kconform-0")
-		b.request(0, 1, 0, 4, 2, 4) // records 4-5: held by the tap to the end
-		b.event(history.SendPending, 0, -1, 4)
-		b.event(history.SendPending, 0, -1, 5)
-		b.tick(70 * time.Second)
-		b.shutdown()
-		return &b.h
+		return stalledBehind(history.ActionHoldPastEndTxn, "kconform-0", "")
 	}},
 	{name: "records without an outcome after the tap passed its held request on", grade: Failed, first: Liveness, reason: "no outcome", make: func() *history.History {
-		b := clean(1, 2)
-		b.fault(history.ActionHoldPastEndTxn, "kconform-0")
-		b.request(0, 1, 0, 4, 2, 4)
-		b.h.Faults = append(b.h.Faults, history.Fault{Time: b.now.Add(time.Second), Action: history.ActionForwardHeld, Target: "kconform-0", Repair: true})
-		b.event(history.SendPending, 0, -1, 4)
-		b.event(history.SendPending, 0, -1, 5)
-		b.tick(70 * time.Second)
-		b.shutdown()
-		return &b.h
+		return stalledBehind(history.ActionHoldPastEndTxn, "kconform-0", history.ActionForwardHeld)
 	}},
 	{name: "a fatal error behind a tap hold the run never ended", grade: Failed, first: Liveness, reason: "fatal", make: func() *history.History {
 		b := clean(1, 2)
@@ -256,14 +241,7 @@ var adversaries = []adversary{
 		return &b.h
 	}},
 	{name: "records without an outcome after a node fault the run never ended", grade: Failed, first: Liveness, reason: "no outcome", make: func() *history.History {
-		b := clean(1, 2)
-		b.fault(history.ActionKill, "broker-1") // the cluster serves on without it
-		b.request(0, 1, 0, 4, 2, 4)
-		b.event(history.SendPending, 0, -1, 4)
-		b.event(history.SendPending, 0, -1, 5)
-		b.tick(70 * time.Second)
-		b.shutdown()
-		return &b.h
+		return stalledBehind(history.ActionKill, "broker-1", "") // the cluster serves on without it
 	}},
 
 	// A producer told it is fenced when no other producer took its id:
@@ -574,6 +552,24 @@ func coordinatorFenced(markerEpoch int16, held bool) *history.History {
 	b.event(history.SendError, 0, -1, 4)
 	b.event(history.SendError, 0, -1, 5)
 	b.fatal("Failed to end transaction: Local: This instance has been fenced by a newer instance")
+	b.shutdown()
+	return &b.h
+}
+
+// stalledBehind is a producer whose records 4-5 of partition 0 are sent
+// after the fault step action on target and still pending 70 s later at
+// its stop; endedBy, if given, is the step that ended the fault a second
+// after it.
+func stalledBehind(action history.Action, target string, endedBy history.Action) *history.History {
+	b := clean(1, 2)
+	b.fault(action, target)
+	b.request(0, 1, 0, 4, 2, 4)
+	if endedBy != "" {
+		b.h.Faults = append(b.h.Faults, history.Fault{Time: b.now.Add(time.Second), Action: endedBy, Target: target, Repair: endedBy.Repair()})
+	}
+	b.event(history.SendPending, 0, -1, 4)
+	b.event(history.SendPending, 0, -1, 5)
+	b.tick(70 * time.Second)
 	b.shutdown()
 	return &b.h
 }
