@@ -1,0 +1,5 @@
+// Package docs checks kconform's Markdown files as a whole (README.md,
+// docs/, results/ and the rest): what no one page's generator or test
+// sees, such as a code fence left open, which turns the rest of its page
+// into code. It holds tests only.
+package docs
