@@ -110,6 +110,18 @@ func parseMiB(s string) float64 {
 	return 0
 }
 
+// ClusterTableHead is the Markdown table head that kconform bench-cluster
+// prints above one ClusterFigures.Row per version and mode.
+const ClusterTableHead = "| Kafka | mode | image build | 1-broker ready | 3-broker ready | serves after KillAll+StartAll | RSS per broker |\n" +
+	"| --- | --- | --- | --- | --- | --- | --- |\n"
+
+// Row renders the figures of Kafka version in mode as a row of
+// ClusterTableHead's table.
+func (f ClusterFigures) Row(version string, mode fixtures.Mode) string {
+	return fmt.Sprintf("| %s | %s | %.1f s | %.1f s | %.1f s | %.1f s | %s |\n", version, mode,
+		f.Build.Seconds(), f.OneReady.Seconds(), f.ThreeReady.Seconds(), f.Restarted.Seconds(), f.RSS())
+}
+
 // RSS is the memory figure as the bench-cluster table shows it.
 func (f ClusterFigures) RSS() string {
 	if !f.RSSRead {

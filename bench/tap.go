@@ -38,6 +38,17 @@ type TapFigures struct {
 	DirectP50, TapP50, DirectP99, TapP99 time.Duration
 }
 
+// Table renders the figures measured on Kafka version kafka as the
+// Markdown table kconform bench-tap prints: throughputs, their ratio, and
+// the latencies with the p99 the tap adds.
+func (f TapFigures) Table(kafka string) string {
+	us := func(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d.Microseconds())) }
+	return "| Kafka | records/s direct | records/s through tap | ratio | p50 direct | p50 tap | p99 direct | p99 tap | added p99 |\n" +
+		"| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n" +
+		fmt.Sprintf("| %s | %.0f | %.0f | %.2f | %s | %s | %s | %s | %s |\n", kafka, f.DirectRate, f.TapRate, f.TapRate/f.DirectRate,
+			us(f.DirectP50), us(f.TapP50), us(f.DirectP99), us(f.TapP99), us(f.TapP99-f.DirectP99))
+}
+
 // Tap measures what the wire tap costs against one real broker, in one
 // run: the bundled producer's throughput through the tap and direct, and
 // the latency of one request on loopback by path.

@@ -115,16 +115,21 @@ func Names() []string {
 	return names
 }
 
+// Label is the driver's name with its aliases, as help texts and lists
+// show it: "java-4.x (java)".
+func (c Client) Label() string {
+	if len(c.Aliases) == 0 {
+		return c.Name
+	}
+	return c.Name + " (" + strings.Join(c.Aliases, ", ") + ")"
+}
+
 // Choices lists the built-in drivers' names with their aliases, for help
 // texts and errors: "reference, ..., java-4.x (java), ...".
 func Choices() string {
 	var names []string
 	for _, c := range registry {
-		if len(c.Aliases) > 0 {
-			names = append(names, c.Name+" ("+strings.Join(c.Aliases, ", ")+")")
-			continue
-		}
-		names = append(names, c.Name)
+		names = append(names, c.Label())
 	}
 	return strings.Join(names, ", ")
 }

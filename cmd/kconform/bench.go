@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/kconform/kconform/bench"
 	"github.com/kconform/kconform/fixtures"
@@ -23,8 +22,7 @@ func runBenchCluster(ctx context.Context, args []string) error {
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	fmt.Println("| Kafka | mode | image build | 1-broker ready | 3-broker ready | serves after KillAll+StartAll | RSS per broker |")
-	fmt.Println("| --- | --- | --- | --- | --- | --- | --- |")
+	fmt.Print(bench.ClusterTableHead)
 	for _, pair := range cli.List(*pairs) {
 		version, mode, ok := strings.Cut(pair, "/")
 		if !ok {
@@ -34,7 +32,7 @@ func runBenchCluster(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("| %s | %s | %.1f s | %.1f s | %.1f s | %.1f s | %s |\n", version, mode, f.Build.Seconds(), f.OneReady.Seconds(), f.ThreeReady.Seconds(), f.Restarted.Seconds(), f.RSS())
+		fmt.Print(f.Row(version, fixtures.Mode(mode)))
 	}
 	return nil
 }
@@ -56,10 +54,6 @@ func runBenchTap(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	us := func(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d.Microseconds())) }
-	fmt.Printf("| Kafka | records/s direct | records/s through tap | ratio | p50 direct | p50 tap | p99 direct | p99 tap | added p99 |\n")
-	fmt.Printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
-	fmt.Printf("| %s | %.0f | %.0f | %.2f | %s | %s | %s | %s | %s |\n", r.Kafka, f.DirectRate, f.TapRate, f.TapRate/f.DirectRate,
-		us(f.DirectP50), us(f.TapP50), us(f.DirectP99), us(f.TapP99), us(f.TapP99-f.DirectP99))
+	fmt.Print(f.Table(r.Kafka))
 	return nil
 }

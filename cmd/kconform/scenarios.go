@@ -28,11 +28,7 @@ func runList(_ context.Context, args []string) error {
 	fmt.Printf("\nlabels (ginkgo --label-filter):\n  %s\n", strings.Join(scenario.Labels(), ", "))
 	fmt.Println("\ndrivers (--driver, KCONFORM_CLIENT):")
 	for _, c := range driver.Clients() {
-		name := c.Name
-		if len(c.Aliases) > 0 {
-			name += " (" + strings.Join(c.Aliases, ", ") + ")"
-		}
-		fmt.Printf("  %-16s %-20s %s\n", name, c.Version, c.About)
+		fmt.Printf("  %-16s %-20s %s\n", c.Label(), c.Version, c.About)
 	}
 	return nil
 }
