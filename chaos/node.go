@@ -41,6 +41,11 @@ func nodeStep(action history.Action, target Target, gap time.Duration, detail st
 				return fmt.Errorf("chaos %s: %w", action, err)
 			}
 			e.record(action, n.Name, detail)
+			if e.Tap != nil && (action == history.ActionKill || action == history.ActionStop) {
+				// A dead broker's address refuses connections; the tap
+				// listens again once the broker answers (wiretap.Refuse).
+				e.Tap.Refuse(n.Addr)
+			}
 		}
 		return nil
 	}

@@ -75,6 +75,23 @@ const (
 	AfterEndTxn = "after its EndTxn was answered"
 	// ActionHeal: the tap ended its faults; a repair.
 	ActionHeal Action = "heal"
+
+	// The tap's mirror of a broker's state: not faults a scenario chose,
+	// but what the tap did so that the client meets what it would meet
+	// without the tap. Neither starts nor ends a fault.
+
+	// ActionRefuse: the tap stopped listening for a broker that is down,
+	// so the broker's address refuses connections (ECONNREFUSED), as a
+	// dead broker's address does.
+	ActionRefuse Action = "refuse"
+	// ActionAccept: the broker behind a refusing address answers again
+	// (ApiVersions), and the tap listens for it again.
+	ActionAccept Action = "accept"
+	// ActionAnswerLost: the broker answered a request whose client had
+	// already closed the connection (the request and the close delayed in
+	// the network, in that order): the client never got the answer, which
+	// only this record shows.
+	ActionAnswerLost Action = "answer-lost"
 )
 
 // Repair tells whether a step of the action ends a fault rather than

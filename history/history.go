@@ -360,6 +360,9 @@ type WireEvent struct {
 	Commit          bool   `json:"commit,omitempty"`
 	// Injected names the fault the tap applied to this message, if any.
 	Injected string `json:"injected,omitempty"`
+	// ClosedBy says who closed a connection (ConnClose): "client",
+	// "broker", or "tap: " and why (a fault, the run's end).
+	ClosedBy string `json:"closed_by,omitempty"`
 	// Partitions of a Metadata answer, every topic's.
 	Partitions []PartitionMeta `json:"partitions,omitempty"`
 }

@@ -201,7 +201,7 @@ func (t *Tap) CloseConnections(upstream string) {
 	}
 	t.mu.Unlock()
 	for _, c := range victims {
-		c.close()
+		c.closeWith("tap: close-connections (" + target + ")")
 	}
 	t.recordFault(history.Fault{Action: history.ActionCloseConnections, Target: target, Detail: fmt.Sprintf("%d connections", len(victims))})
 }
@@ -367,6 +367,13 @@ func (t *Tap) targetLocked(l *listener, upstream string) string {
 		return fmt.Sprintf("broker-%d", l.nodeID)
 	}
 	return targetName(upstream)
+}
+
+// targetOf names l's broker as targetLocked does.
+func (t *Tap) targetOf(l *listener) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.targetLocked(l, l.upstream)
 }
 
 func targetName(upstream string) string {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -50,6 +51,9 @@ type listener struct {
 	addr     string
 	// nodeID is the broker id behind it, once metadata has named it.
 	nodeID int32
+	// refusing says ln is closed, the broker being down: its address
+	// refuses connections until the broker answers again (Refuse).
+	refusing bool
 	// blackhole cuts the client off from this broker, as a network
 	// partition does: requests and answers wait until the heal.
 	blackhole bool
@@ -146,14 +150,16 @@ func (t *Tap) listenerFor(upstream string) (*listener, error) {
 	l := &listener{upstream: upstream, ln: ln, addr: ln.Addr().String(), nodeID: -1}
 	t.listeners[upstream] = l
 	t.wg.Add(1)
-	go t.accept(l)
+	go t.accept(l, ln)
 	return l, nil
 }
 
-func (t *Tap) accept(l *listener) {
+// accept serves the connections ln accepts until it is closed (by Close,
+// or by Refuse while the broker is down).
+func (t *Tap) accept(l *listener, ln net.Listener) {
 	defer t.wg.Done()
 	for {
-		c, err := l.ln.Accept()
+		c, err := ln.Accept()
 		if err != nil {
 			return
 		}
@@ -173,7 +179,7 @@ func (t *Tap) Close() error {
 		l.ln.Close()
 	}
 	for _, c := range t.conns {
-		c.close()
+		c.closeWith("tap: the run ended")
 	}
 	t.mu.Unlock()
 	t.wg.Wait()
@@ -241,6 +247,17 @@ type conn struct {
 	mu      sync.Mutex
 	queue   []*pending // requests awaiting an answer, in the order sent
 	closing sync.Once
+	// closedBy says who closed the connection first (WireEvent.ClosedBy).
+	closedBy string
+	// tail is closed once the last write to the broker that had to wait
+	// (a request held past EndTxn, and every request after it: one TCP
+	// stream delivers in order) is done; nil when none waited. Only
+	// fromClient sets it.
+	tail chan struct{}
+	// gone says the client has closed its side: answers still coming from
+	// the broker are recorded as lost (ActionAnswerLost), not as the
+	// client's.
+	gone atomic.Bool
 }
 
 // pending is a request the client awaits an answer to.
@@ -252,6 +269,8 @@ type pending struct {
 	ready []byte
 	drop  bool
 	done  bool
+	// lost says the broker's answer came after the client had closed.
+	lost bool
 	// held is an injected answer waiting for the client's next request
 	// for partition of topic (FailProducesUntilNext); injected is its
 	// record, written when it is released.
@@ -278,26 +297,76 @@ func (c *conn) produceInFlight() bool {
 	return false
 }
 
-func (c *conn) close() {
+// closeWith closes both sides, noting who closed first.
+func (c *conn) closeWith(by string) {
+	c.setClosedBy(by)
 	c.closing.Do(func() {
 		c.client.Close()
 		c.upstream.Close()
 	})
 }
 
+// setClosedBy notes who closed the connection, unless someone did first.
+func (c *conn) setClosedBy(by string) {
+	c.mu.Lock()
+	if c.closedBy == "" {
+		c.closedBy = by
+	}
+	c.mu.Unlock()
+}
+
+// waiting returns the channel closed once c's waiting writes to the
+// broker are done, or nil when none waits.
+func (c *conn) waiting() chan struct{} {
+	if c.tail == nil {
+		return nil
+	}
+	select {
+	case <-c.tail:
+		return nil
+	default:
+		return c.tail
+	}
+}
+
+// closer names who ended a connection from the error its reader met:
+// the side it read from when it saw an orderly end or a reset, else the
+// tap, which gave up on what it read.
+func closer(side string, err error) string {
+	switch {
+	case err == nil || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
+		return side
+	case errors.Is(err, net.ErrClosed):
+		return "" // closed by the other reader or the tap, which said so
+	}
+	return "tap: " + err.Error()
+}
+
+// DeliverWithin bounds how long the tap keeps a connection's upstream
+// side open after its client closed, for what the client sent before its
+// close to reach the broker and be answered.
+const DeliverWithin = 30 * time.Second
+
 func (t *Tap) serve(l *listener, client net.Conn) {
 	up, err := net.DialTimeout("tcp", l.upstream, 5*time.Second)
 	if err != nil {
-		// The broker is down: the client sees a refused-like close, as it
-		// would without the tap.
-		client.Close()
+		// The broker went down before the tap heard of it: a reset is the
+		// nearest the tap comes to a refused connection once it has
+		// accepted one, and from now on its address refuses (Refuse).
+		resetClose(client)
+		if refused(err) {
+			t.refuse(l, "a connection to the broker was refused ("+err.Error()+")")
+		} else {
+			t.recordFault(history.Fault{Action: history.ActionRefuse, Target: l.upstream,
+				Detail: "one connection reset by the tap: the broker could not be reached (" + err.Error() + ")"})
+		}
 		return
 	}
 	t.mu.Lock()
 	c := &conn{id: t.nextConn.Add(1), l: l, client: client, upstream: up}
 	if t.closed {
 		t.mu.Unlock()
-		c.close()
+		c.closeWith("tap: the run ended")
 		return
 	}
 	t.conns[c.id] = c
@@ -307,29 +376,63 @@ func (t *Tap) serve(l *listener, client net.Conn) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := t.fromUpstream(c); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+		err := t.fromUpstream(c)
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 			t.debugf("wiretap: conn %d: from broker %s: %v; closing", c.id, l.upstream, err)
 		}
-		c.close()
+		c.closeWith(closer("broker", err))
 	}()
-	if err := t.fromClient(c); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+	err = t.fromClient(c)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 		t.debugf("wiretap: conn %d: from client: %v; closing", c.id, err)
 	}
-	c.close()
-	<-done
-
-	now := time.Now()
-	c.mu.Lock()
-	for _, p := range c.queue {
-		if !p.done || p.drop {
-			t.recordOn(c, history.WireEvent{Kind: history.Unanswered, Time: now, CorrelationID: p.correlation})
+	if by := closer("client", err); by == "client" && c.waiting() != nil {
+		// The client closed while requests it had sent were still on
+		// their way (held, and those behind them): a network delivers a
+		// connection's bytes in order, its close last, so they go on to
+		// the broker and then the close; the client gets no answer.
+		c.gone.Store(true)
+		c.setClosedBy("client; what it had sent reached the broker after it closed, then its close")
+		t.recordClosed(c, time.Now())
+		select {
+		case <-c.waiting():
+		case <-time.After(EndTxnBound + MarkerSettle + time.Second):
 		}
+		if tcp, ok := c.upstream.(*net.TCPConn); ok {
+			_ = tcp.CloseWrite()
+		}
+		select {
+		case <-done:
+		case <-time.After(DeliverWithin):
+		}
+		c.closeWith("")
+		<-done
+	} else {
+		c.closeWith(by)
+		<-done
+		t.recordClosed(c, time.Now())
 	}
-	c.mu.Unlock()
-	t.recordOn(c, history.WireEvent{Kind: history.ConnClose, Time: now})
 	t.mu.Lock()
 	delete(t.conns, c.id)
 	t.mu.Unlock()
+}
+
+// recordClosed records c's close at now: every request the client got
+// no answer to, then the close and who closed.
+func (t *Tap) recordClosed(c *conn, now time.Time) {
+	c.mu.Lock()
+	var unanswered []int32
+	for _, p := range c.queue {
+		if !p.done || p.drop || p.lost {
+			unanswered = append(unanswered, p.correlation)
+		}
+	}
+	by := c.closedBy
+	c.mu.Unlock()
+	for _, corr := range unanswered {
+		t.recordOn(c, history.WireEvent{Kind: history.Unanswered, Time: now, CorrelationID: corr})
+	}
+	t.recordOn(c, history.WireEvent{Kind: history.ConnClose, Time: now, ClosedBy: by})
 }
 
 // fromClient reads requests, records them, applies request faults and
@@ -377,9 +480,11 @@ func (t *Tap) fromClient(c *conn) error {
 		if p != nil && p.produce != nil {
 			if h := t.holdFor(p.produce); h != nil {
 				t.recordFault(history.Fault{Action: history.ActionHoldPastEndTxn, Target: fmt.Sprintf("%s-%d", h.rule.topic, h.rule.partition),
-					Detail: fmt.Sprintf("producer %d's request held until its EndTxn is answered", h.pid)})
+					Detail: fmt.Sprintf("producer %d's request held until its EndTxn is answered (a delayed stream: the connection's later requests wait behind it)", h.pid)})
 				t.enqueue(c, p)
-				go t.forwardAfterEndTxn(c, h, append([]byte(nil), body...))
+				prev := c.waiting()
+				c.tail = h.done
+				go t.forwardAfterEndTxn(c, h, prev, append([]byte(nil), body...))
 				continue
 			}
 		}
@@ -409,6 +514,20 @@ func (t *Tap) fromClient(c *conn) error {
 				continue
 			}
 			t.enqueue(c, p)
+		}
+		if prev := c.waiting(); prev != nil {
+			// A request held on this connection is still on its way: this
+			// one follows it, as bytes of one TCP stream do.
+			next := make(chan struct{})
+			c.tail = next
+			go func(body []byte) {
+				defer close(next)
+				<-prev
+				if _, err := c.upstream.Write(frame(body)); err == nil && p != nil && p.produce != nil {
+					t.releaseHeld(c, p.produce)
+				}
+			}(append([]byte(nil), body...))
+			continue
 		}
 		if _, err := c.upstream.Write(frame(body)); err != nil {
 			return err
@@ -489,6 +608,15 @@ func (t *Tap) fromUpstream(c *conn) error {
 		if p == nil {
 			return fmt.Errorf("answer with correlation id %d matches no request", corr)
 		}
+		if c.gone.Load() {
+			// The client closed before this answer came: it never gets it.
+			c.mu.Lock()
+			p.done, p.lost = true, true
+			c.mu.Unlock()
+			t.recordFault(history.Fault{Action: history.ActionAnswerLost, Target: t.targetOf(c.l),
+				Detail: fmt.Sprintf("connection %d: %s", c.id, answerSummary(p, body))})
+			continue
+		}
 		// A cut broker's answers reach the client after the heal, and are
 		// recorded then: the wire record is what the client got, when.
 		for t.blackholed(c.l) {
@@ -502,7 +630,9 @@ func (t *Tap) fromUpstream(c *conn) error {
 		p.ready, p.done = out, true
 		c.mu.Unlock()
 		if err := t.flush(c); err != nil {
-			return err
+			// The client is gone; the broker may still answer what
+			// reaches it after the client's close.
+			c.gone.Store(true)
 		}
 		if p.endTxn != nil && !p.drop {
 			t.endTxnAnswered(p.endTxn.ProducerID, p.endTxn.Commit)
@@ -510,6 +640,7 @@ func (t *Tap) fromUpstream(c *conn) error {
 		if p.drop {
 			// The client must not get later answers before this one:
 			// close, as a lost connection would.
+			c.setClosedBy("tap: the answer dropped (a lost answer), the connection closed")
 			return io.EOF
 		}
 	}

@@ -2,7 +2,6 @@ package wiretap
 
 import (
 	"fmt"
-	"net"
 	"slices"
 	"strings"
 	"time"
@@ -29,9 +28,10 @@ const MarkerSettle = 3 * time.Second
 // HoldPastEndTxn holds the next produce request that carries a
 // transactional batch for topic's partition: the client gets no answer
 // and the broker gets nothing, until the broker has answered that
-// producer's EndTxn; then the tap passes the request on (on the client's
-// connection if it is still open, else on a fresh one, as a request
-// delayed in the network arrives late). This is KAFKA-17754 made
+// producer's EndTxn; then the tap passes the request on over the client's
+// own connection, the requests sent after it on that connection behind
+// it, and the client's close last if it closed meanwhile: a stream
+// delayed in the network. This is KAFKA-17754 made
 // deterministic: a produce request of a transaction that reaches the
 // partition after the transaction ended must not be written into the next
 // one, nor leave a transaction hanging (KIP-890 fences it). The hold and
@@ -145,11 +145,15 @@ func (t *Tap) endTxnAnswered(pid int64, commit bool) {
 }
 
 // forwardAfterEndTxn waits until producer pid's EndTxn has been answered
-// (EndTxnBound at most), then passes the held request body on: on c when
-// the client still has it open, its answer then going to the client as
-// any other; else on a fresh connection to the broker, whose answer only
-// the record shows.
-func (t *Tap) forwardAfterEndTxn(c *conn, h *held, body []byte) {
+// (EndTxnBound at most) and the requests before it on c have gone on
+// (prev), then passes the held request body on over c's own upstream
+// connection: a request delayed in the network arrives late on the
+// connection it was sent on, and the requests behind it follow it. If the
+// client has closed c meanwhile, the broker reads the request and then
+// the close, and its answer only the record shows (ActionAnswerLost). A
+// connection the tap or the broker has closed delivers nothing: bytes of
+// a closed connection never reach a broker on another one.
+func (t *Tap) forwardAfterEndTxn(c *conn, h *held, prev chan struct{}, body []byte) {
 	defer close(h.done)
 	r, pid := h.rule, h.pid
 	t.mu.Lock()
@@ -175,55 +179,48 @@ func (t *Tap) forwardAfterEndTxn(c *conn, h *held, body []byte) {
 	if h.prev != nil {
 		<-h.prev
 	}
+	if prev != nil {
+		<-prev
+	}
 	target := fmt.Sprintf("%s-%d", r.topic, r.partition)
-	if _, err := c.upstream.Write(frame(body)); err == nil {
+	on := "on the client's connection"
+	if c.gone.Load() {
+		on = "on the client's connection, which the client had closed: the broker reads the request, then the close"
+	}
+	if _, err := c.upstream.Write(frame(body)); err != nil {
 		t.recordFault(history.Fault{Action: history.ActionForwardHeld, Target: target,
-			Detail: fmt.Sprintf("producer %d %s; on the client's connection", pid, how)})
+			Detail: fmt.Sprintf("producer %d's held request never delivered: its connection was closed (%v)", pid, err)})
 		return
 	}
-	answer := t.forwardFresh(c.l.upstream, body)
 	t.recordFault(history.Fault{Action: history.ActionForwardHeld, Target: target,
-		Detail: fmt.Sprintf("producer %d %s; on a fresh connection, the client's closed: %s", pid, how, answer)})
+		Detail: fmt.Sprintf("producer %d %s; %s", pid, how, on)})
 }
 
-// forwardFresh sends a produce request body to upstream on a connection
-// of its own and says what the broker answered.
-func (t *Tap) forwardFresh(upstream string, body []byte) string {
-	up, err := net.DialTimeout("tcp", upstream, 5*time.Second)
-	if err != nil {
-		return "not delivered: " + err.Error()
+// answerSummary says what the broker answered to p (body is the answer's
+// frame body): for a produce request each partition's error and offset.
+func answerSummary(p *pending, body []byte) string {
+	name := kmsg.NameForKey(p.key)
+	if p.produce == nil {
+		return "answered " + name
 	}
-	defer up.Close()
-	_ = up.SetDeadline(time.Now().Add(30 * time.Second))
-	if _, err := up.Write(frame(body)); err != nil {
-		return "not delivered: " + err.Error()
-	}
-	h, err := parseRequestHeader(body)
+	at, err := responseBodyAt(body, p.key, p.version)
 	if err != nil {
-		return "unreadable request: " + err.Error()
-	}
-	resp, err := readFrame(up)
-	if err != nil {
-		return "no answer: " + err.Error()
-	}
-	at, err := responseBodyAt(resp, h.key, h.version)
-	if err != nil {
-		return "unreadable answer: " + err.Error()
+		return "unreadable " + name + " answer: " + err.Error()
 	}
 	pr := kmsg.NewPtrProduceResponse()
-	pr.Version = h.version
-	if err := pr.ReadFrom(resp[at:]); err != nil {
-		return "unreadable answer: " + err.Error()
+	pr.Version = p.version
+	if err := pr.ReadFrom(body[at:]); err != nil {
+		return "unreadable " + name + " answer: " + err.Error()
 	}
 	var parts []string
 	for _, rt := range pr.Topics {
 		for _, rp := range rt.Partitions {
-			name := "NONE"
+			code := "NONE"
 			if err := kerr.ErrorForCode(rp.ErrorCode); err != nil {
-				name = history.ErrorName(rp.ErrorCode)
+				code = history.ErrorName(rp.ErrorCode)
 			}
-			parts = append(parts, fmt.Sprintf("partition %d %s at offset %d", rp.Partition, name, rp.BaseOffset))
+			parts = append(parts, fmt.Sprintf("partition %d %s at offset %d", rp.Partition, code, rp.BaseOffset))
 		}
 	}
-	return "answered " + strings.Join(parts, ", ")
+	return fmt.Sprintf("produce request %d answered %s", p.correlation, strings.Join(parts, ", "))
 }
