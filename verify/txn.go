@@ -1,10 +1,12 @@
 package verify
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/kconform/kconform/history"
@@ -36,6 +38,9 @@ const (
 type clientTxn struct {
 	n       int64
 	outcome txnOutcome
+	// begun says a transaction_begin of it succeeded: a second one for
+	// the same number begins another transaction (a driver's breach).
+	begun bool
 	// commitError is a failed commit's error, if one failed.
 	commitError string
 	// end is when its last step was reported (its last record's event
@@ -50,12 +55,17 @@ type clientTxn struct {
 type txnRecord struct {
 	partition int32
 	counter   int64
-	// acked says the client acknowledged it, at offset (-1 if none named).
-	acked  bool
-	offset int64
+	// acked says the client acknowledged it, at offset (-1 if none named);
+	// failed that it reported it failed.
+	acked, failed bool
+	offset        int64
 	// batch and at are where the log holds it; nil when it does not.
 	batch *history.LogBatch
 	at    int64
+	// copies are its other copies in the log (written again, in this
+	// transaction or another): each visible one counts for this
+	// transaction too.
+	copies []txnPlace
 }
 
 // txnPlace is one record of this run in the log.
@@ -64,24 +74,37 @@ type txnPlace struct {
 	offset int64
 }
 
-// clientTransactions gathers the client's transactions in number order.
+// clientTransactions gathers the client's transactions in number order,
+// and names each number the driver gave two transactions: a second
+// transaction_begin of a number begins another transaction (the events
+// after it are that one's), and the run broke the driver contract
+// (docs/clients.md: transactions are numbered from 0, one number each),
+// rather than tearing one transaction in two.
 func (c *checker) clientTransactions() []*clientTxn {
 	byN := map[int64]*clientTxn{}
+	var all []*clientTxn
+	twice := map[int64]int{}
 	for _, e := range c.h.Client {
 		n, in := e.Transaction()
 		if !in {
 			continue
 		}
 		t := byN[n]
-		if t == nil {
+		if t == nil || e.Name == history.TxnBegin && e.Error == "" && t.begun {
+			if t != nil {
+				twice[n]++
+			}
 			t = &clientTxn{n: n}
 			byN[n] = t
+			all = append(all, t)
 		}
 		if e.Time.After(t.end) {
 			t.end = e.Time
 		}
 		decided := t.outcome == txnCommitted || t.outcome == txnAborted
 		switch e.Name {
+		case history.TxnBegin:
+			t.begun = t.begun || e.Error == ""
 		case history.TxnCommit:
 			switch {
 			case decided:
@@ -98,12 +121,16 @@ func (c *checker) clientTransactions() []*clientTxn {
 			if e.Counter < 0 && e.Offset < 0 {
 				continue // names no record: the accounting counts it
 			}
-			t.records = append(t.records, txnRecord{partition: e.Partition, counter: e.Counter, acked: e.Name == history.SendSuccess, offset: e.Offset})
+			t.records = append(t.records, txnRecord{partition: e.Partition, counter: e.Counter, acked: e.Name == history.SendSuccess,
+				failed: e.Name == history.SendError, offset: e.Offset})
 		}
 	}
-	out := slices.Collect(maps.Values(byN))
-	sort.Slice(out, func(i, j int) bool { return out[i].n < out[j].n })
-	return out
+	for _, n := range slices.Sorted(maps.Keys(twice)) {
+		c.incomplete = append(c.incomplete, fmt.Sprintf("the driver began %d transactions numbered %d (transaction_begin %d times): it broke the driver contract, which numbers each transaction once; each is judged on its own, as its begin and the events after it tell",
+			twice[n]+1, n, twice[n]+1))
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].n < all[j].n })
+	return all
 }
 
 // markerIndex holds the log's transaction markers by partition and
@@ -192,6 +219,7 @@ func (c *checker) checkTransactions() {
 		}
 		uncovered += u
 	}
+	c.checkSharedMarkers(txns, markers)
 	c.checkZombie(read, markers)
 	if read != nil {
 		c.checkHanging(read, markers)
@@ -215,6 +243,9 @@ func (c *checker) placeTxnRecords(txns []*clientTxn) {
 	}
 	byCounter := map[[2]int64]txnPlace{}
 	byOffset := map[[2]int64]txnPlace{}
+	// every holds each counter's copies in log order, to count each
+	// visible one for the transaction the record was reported in.
+	every := map[[2]int64][]txnPlace{}
 	for _, b := range c.runLog {
 		for _, r := range b.Records {
 			byOffset[[2]int64{int64(b.Partition), r.Offset}] = txnPlace{b, r.Offset}
@@ -225,8 +256,24 @@ func (c *checker) placeTxnRecords(txns []*clientTxn) {
 			if _, seen := byCounter[k]; !seen {
 				byCounter[k] = txnPlace{b, r.Offset}
 			}
+			every[k] = append(every[k], txnPlace{b, r.Offset})
 		}
 	}
+	defer func() {
+		for _, t := range txns {
+			for i := range t.records {
+				r := &t.records[i]
+				if r.batch == nil || r.counter < 0 {
+					continue
+				}
+				for _, p := range every[[2]int64{int64(key(r.partition)), r.counter}] {
+					if p.batch != r.batch || p.offset != r.at {
+						r.copies = append(r.copies, p)
+					}
+				}
+			}
+		}
+	}()
 	for _, t := range txns {
 		for i := range t.records {
 			r := &t.records[i]
@@ -275,7 +322,41 @@ func (c *checker) judgeTxn(t *clientTxn, markers markerIndex) (int, txnRecord) {
 	fates := map[string]*group{}
 	var visible, hidden, committedHidden, abortedVisible, openVisible, outsideRecs, uncovered group
 	var claimedHidden, claimedMissing group
+	// copyVisible are records visible read_committed through another
+	// copy than the one placed (written again, maybe in another
+	// transaction); failedIn and failedNowhere the records reported failed
+	// that went on the wire or into the log, and those that went nowhere.
+	var copyVisible, failedIn, failedNowhere group
 	inLog := 0
+	for _, r := range t.records {
+		if r.failed {
+			if r.batch != nil || c.onWire(r) {
+				add(&failedIn, r)
+			} else {
+				add(&failedNowhere, r)
+			}
+		}
+		if read == nil {
+			continue
+		}
+		if vis, _ := read.Visible(r.partition, r.at); r.batch != nil && vis {
+			continue // counted as visible itself
+		}
+		for _, p := range r.copies {
+			if vis, _ := read.Visible(p.batch.Partition, p.offset); vis {
+				cp := r
+				cp.batch, cp.at, cp.partition = p.batch, p.offset, p.batch.Partition
+				add(&copyVisible, cp)
+				switch markers.fate(p.batch) {
+				case "abort":
+					add(&abortedVisible, cp)
+				case "open":
+					add(&openVisible, cp)
+				}
+				break // one visible copy counts the record once
+			}
+		}
+	}
 	for _, r := range t.records {
 		at := r.offset
 		if r.batch != nil {
@@ -374,9 +455,13 @@ func (c *checker) judgeTxn(t *clientTxn, markers markerIndex) (int, txnRecord) {
 		finding(NoAbortedRead, "log", openVisible.first, fmt.Sprintf("transaction %d: %d of its records are visible read_committed though no marker ends their transaction in the log (first: %s)",
 			t.n, openVisible.n, where(openVisible.first)))
 	}
-	if t.outcome == txnUnended && visible.n > 0 {
-		finding(NoAbortedRead, "client", visible.first, fmt.Sprintf("transaction %d: %d of its records are visible read_committed though the client never committed it (no commit was tried; first: %s)",
-			t.n, visible.n, where(visible.first)))
+	if t.outcome == txnUnended && visible.n+copyVisible.n > 0 {
+		first := visible.first
+		if visible.n == 0 {
+			first = copyVisible.first
+		}
+		finding(NoAbortedRead, "client", first, fmt.Sprintf("transaction %d: %d of its records are visible read_committed though the client never committed it (no commit was tried; first: %s)%s",
+			t.n, visible.n+copyVisible.n, where(first), copiesClause(copyVisible.n)))
 	}
 
 	// commit-acknowledged-means-committed: the client's word against the
@@ -397,10 +482,26 @@ func (c *checker) judgeTxn(t *clientTxn, markers markerIndex) (int, txnRecord) {
 			}
 			finding(CommitAcknowledged, "client", first, s)
 		}
+		// A transaction with a failed record cannot commit (the Java
+		// client's TransactionManager turns a failed send into an
+		// abortable error, librdkafka its txn_requires_abort; the driver
+		// contract aborts it): one reported committed lied about the
+		// commit or about the record.
+		if failedIn.n > 0 {
+			finding(CommitAcknowledged, "client", failedIn.first, fmt.Sprintf("transaction %d: the client reported its commit succeeded, but it had reported %d of the records it sent in it failed (first: partition %d record %d, %s): either the commit or those failures are untrue",
+				t.n, failedIn.n, failedIn.first.partition, failedIn.first.counter, map[bool]string{true: "in the log", false: "sent on the wire"}[failedIn.first.batch != nil]))
+		} else if failedNowhere.n > 0 {
+			c.incomplete = append(c.incomplete, fmt.Sprintf("transaction %d was reported committed with %d records reported failed in it that went neither on the wire nor into the log (first: partition %d record %d): the driver contract aborts a transaction with a failed record, so the driver broke it, or the records never joined the transaction",
+				t.n, failedNowhere.n, failedNowhere.first.partition, failedNowhere.first.counter))
+		}
 	case txnAborted:
-		if visible.n > 0 {
-			finding(CommitAcknowledged, "client", visible.first, fmt.Sprintf("transaction %d: the client reported it aborted, but %d of its records are visible read_committed (first: %s)",
-				t.n, visible.n, where(visible.first)))
+		if n := visible.n + copyVisible.n; n > 0 {
+			first := visible.first
+			if visible.n == 0 {
+				first = copyVisible.first
+			}
+			finding(CommitAcknowledged, "client", first, fmt.Sprintf("transaction %d: the client reported it aborted, but %d of its records are visible read_committed (first: %s)%s",
+				t.n, n, where(first), copiesClause(copyVisible.n)))
 		}
 	}
 	return uncovered.n, uncovered.first
@@ -428,6 +529,84 @@ func joinAnd(parts []string) string {
 		s += ", " + p
 	}
 	return s + " and " + parts[len(parts)-1]
+}
+
+// copiesClause says how many of the visible records were seen through a
+// copy written again, after the count of visible records.
+func copiesClause(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d of them through a copy written again, which counts for the transaction the record was reported in", n)
+}
+
+// onWire tells whether the tap saw record r sent.
+func (c *checker) onWire(r txnRecord) bool {
+	if r.counter < 0 {
+		return false
+	}
+	if r.partition >= 0 {
+		return c.wireRecords.has(r.partition, r.counter)
+	}
+	for p := range c.wireRecords {
+		if c.wireRecords.has(p, r.counter) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkSharedMarkers finds a marker that ends records of two
+// transactions: a transaction's records on a partition that got no
+// marker of their own before a later transaction's records there, whose
+// marker then ended them too (a commit that committed a transaction the
+// client may have aborted or never ended). Each transaction's markers
+// being of one kind says nothing of this; the log's marker is one per
+// transaction and partition (the coordinator's WriteTxnMarkers after
+// each EndTxn). One finding per marker, on the earliest transaction.
+func (c *checker) checkSharedMarkers(txns []*clientTxn, markers markerIndex) {
+	type owner struct {
+		t     *clientTxn
+		first txnRecord
+	}
+	ends := map[*history.LogBatch][]owner{}
+	var order []*history.LogBatch
+	for _, t := range txns {
+		for _, r := range t.records {
+			if r.batch == nil || !r.batch.Transactional {
+				continue
+			}
+			m := markers.after(r.batch)
+			if m == nil {
+				continue
+			}
+			list := ends[m]
+			if len(list) == 0 {
+				order = append(order, m)
+			}
+			if !slices.ContainsFunc(list, func(o owner) bool { return o.t == t }) {
+				ends[m] = append(list, owner{t, r})
+			}
+		}
+	}
+	for _, m := range order {
+		list := ends[m]
+		if len(list) < 2 {
+			continue
+		}
+		sort.SliceStable(list, func(i, j int) bool { return list[i].first.at < list[j].first.at })
+		var names []string
+		for _, o := range list {
+			names = append(names, strconv.FormatInt(o.t.n, 10))
+		}
+		kind := cmp.Or(m.ControlType, "of unread type")
+		a := list[0]
+		x := newViolation(TxnAtomic, Failed, "log")
+		x.Partition, x.Counter, x.Time, x.Offset, x.ProducerID, x.Epoch = a.first.partition, a.first.counter, a.t.end, a.first.at, a.first.batch.ProducerID, a.first.batch.Epoch
+		x.Summary = fmt.Sprintf("partition %d: the %s marker at offset %d ends the records of transactions %s: transaction %d's records there (first: offset %d) got no marker of their own before the next transaction's",
+			m.Partition, kind, m.BaseOffset, joinAnd(names), a.t.n, a.first.at)
+		c.add(x)
+	}
 }
 
 // belowReadStart tells whether the read_committed read began past offset
@@ -502,28 +681,36 @@ func (c *checker) batchAt(partition int32, offset int64) *history.LogBatch {
 }
 
 // checkZombie judges zombie-fenced on a history with a fence step: the
-// batches of the run's producer under an older epoch than the fence's
-// (a zombie's) must not be visible read_committed or committed after the
-// fence. A partition's log is split at the fence by its first batch or
-// marker of the fence's producer id at the fence's epoch or later: what
-// lies beyond was written after it. One finding per partition.
+// batches of the run's producer under an older epoch than the fence's,
+// and under any epoch the run's own client took after it (a fenced
+// client that calls InitProducerId again gets an epoch above the
+// fence's, yet is the zombie: the fencer's epochs are the ones the run's
+// client never used), must not be visible read_committed or committed
+// after the fence. A partition's log is split at the fence by its first
+// batch or marker of the fence's producer id at an epoch of the new
+// owner: what lies beyond was written after it. One finding per
+// partition.
 func (c *checker) checkZombie(read *history.CommittedRead, markers markerIndex) {
 	f := c.h.Fence()
 	if f == nil {
 		return
 	}
 	pid, epoch := f.Producer.ID, f.Producer.Epoch
+	mine := c.clientEpochs(pid)
+	owner := func(b *history.LogBatch) bool {
+		return b.ProducerID == pid && b.Epoch >= epoch && (b.Epoch == epoch || !mine[b.Epoch])
+	}
 	split := map[int32]int64{}
 	for i := range c.h.Log {
 		b := &c.h.Log[i]
-		if at, seen := split[b.Partition]; b.ProducerID == pid && b.Epoch >= epoch && (!seen || b.BaseOffset < at) {
+		if at, seen := split[b.Partition]; owner(b) && (!seen || b.BaseOffset < at) {
 			split[b.Partition] = b.BaseOffset
 		}
 	}
 	found := map[int32]bool{}
 	for _, b := range c.runLog {
 		at, placed := split[b.Partition]
-		if b.Control || !ofRun(*b) || b.ProducerID == pid && b.Epoch >= epoch || !placed || found[b.Partition] {
+		if b.Control || !ofRun(*b) || owner(b) || !placed || found[b.Partition] {
 			continue
 		}
 		visible := false
@@ -550,7 +737,39 @@ func (c *checker) checkZombie(read *history.CommittedRead, markers markerIndex) 
 		found[b.Partition] = true
 		x := newViolation(ZombieFenced, Failed, "log")
 		x.Partition, x.Offset, x.ProducerID, x.Epoch, x.Time = b.Partition, b.BaseOffset, b.ProducerID, b.Epoch, f.Time
-		x.Summary = fmt.Sprintf("partition %d: producer %d epoch %d's batch at offset %d, a zombie's since %q, is %s", b.Partition, b.ProducerID, b.Epoch, b.BaseOffset, f.String(), why)
+		retaken := ""
+		if b.ProducerID == pid && b.Epoch > epoch {
+			retaken = fmt.Sprintf(" (an epoch the fenced client took back with InitProducerId after the fence's epoch %d)", epoch)
+		}
+		x.Summary = fmt.Sprintf("partition %d: producer %d epoch %d's batch at offset %d, a zombie's since %q%s, is %s", b.Partition, b.ProducerID, b.Epoch, b.BaseOffset, f.String(), retaken, why)
 		c.add(x)
 	}
+}
+
+// clientEpochs are the epochs of producer id pid the run's own client
+// used, as the tap and its events tell (the fencer produces around the
+// tap): InitProducerId answers, produce batches and EndTxn requests on
+// the wire, the epochs its events name.
+func (c *checker) clientEpochs(pid int64) map[int16]bool {
+	mine := map[int16]bool{}
+	for _, e := range c.h.Wire {
+		switch e.Kind {
+		case history.InitProducerResponse, history.EndTxnRequest:
+			if e.ProducerID == pid && e.ErrorCode == 0 {
+				mine[e.Epoch] = true
+			}
+		case history.ProduceRequest:
+			for _, b := range e.Batches {
+				if b.ProducerID == pid {
+					mine[b.Epoch] = true
+				}
+			}
+		}
+	}
+	for _, e := range c.h.Client {
+		if e.ProducerID == pid && e.Epoch >= 0 {
+			mine[e.Epoch] = true
+		}
+	}
+	return mine
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
 	"github.com/kconform/kconform/history"
 )
 
@@ -233,7 +235,10 @@ var txnAdversaries = []adversary{
 		b.end[1] = open
 		return b.finish()
 	}},
-	{name: "txn: a record written twice", grade: Failed, first: Duplicate, make: func() *history.History {
+	// The log's sequence rules hold inside transactions: the copy, under
+	// the same producer id, epoch and sequence, is a sequence the broker
+	// wrote twice (legal-reset, dated first), and its records duplicates.
+	{name: "txn: a record written twice", grade: Failed, first: LegalReset, reason: "Also: 2 duplicate", make: func() *history.History {
 		b := newTxnBuilder()
 		b.txn(0, []int32{0}, 2, "", "", "")
 		// The batch is written again (a retry the broker did not know
@@ -511,3 +516,210 @@ func TestKilledAtEndTxn(t *testing.T) {
 		})
 	}
 }
+
+// wireBatch puts the log's last batch on the wire as the client sent it,
+// transactional, answered code (its records the log's, in order).
+func (b *txnBuilder) wireBatch(code int16) {
+	lb := b.h.Log[len(b.h.Log)-1]
+	b.tick(time.Millisecond)
+	b.corr++
+	first, last := int64(-1), int64(-1)
+	if len(lb.Records) > 0 {
+		first, last = lb.Records[0].Counter, lb.Records[len(lb.Records)-1].Counter
+	}
+	b.h.Wire = append(b.h.Wire, history.WireEvent{Kind: history.ProduceRequest, Time: b.now, Conn: 1, CorrelationID: b.corr,
+		Batches: []history.WireBatch{{Topic: b.h.Topic, Partition: lb.Partition, ProducerID: lb.ProducerID, Epoch: lb.Epoch, BaseSequence: lb.BaseSequence,
+			Count: lb.Count, Transactional: true, FirstCounter: first, LastCounter: last}}})
+	b.tick(time.Millisecond)
+	b.h.Wire = append(b.h.Wire, history.WireEvent{Kind: history.ProduceResponse, Time: b.now, Conn: 1, CorrelationID: b.corr,
+		Results: []history.ProduceResult{{Topic: b.h.Topic, Partition: lb.Partition, ErrorCode: code, BaseOffset: lb.BaseOffset}}})
+}
+
+// refused sends k new records of partition p in transaction n at
+// sequence seq on the wire, answered code, never written: the client
+// reports them failed.
+func (b *txnBuilder) refused(p int32, k int, n int64, seq int32, code int16) {
+	b.tick(time.Millisecond)
+	b.corr++
+	first := b.counters[p]
+	b.h.Wire = append(b.h.Wire, history.WireEvent{Kind: history.ProduceRequest, Time: b.now, Conn: 1, CorrelationID: b.corr,
+		Batches: []history.WireBatch{{Topic: b.h.Topic, Partition: p, ProducerID: b.pid, Epoch: b.epoch, BaseSequence: seq, Count: int32(k), Transactional: true,
+			FirstCounter: first, LastCounter: first + int64(k) - 1}}})
+	b.tick(time.Millisecond)
+	b.h.Wire = append(b.h.Wire, history.WireEvent{Kind: history.ProduceResponse, Time: b.now, Conn: 1, CorrelationID: b.corr,
+		Results: []history.ProduceResult{{Topic: b.h.Topic, Partition: p, ErrorCode: code, BaseOffset: -1}}})
+	for i := range int64(k) {
+		b.h.Client = append(b.h.Client, history.ClientEvent{Name: history.SendError, Time: b.now, Partition: p, Offset: -1, Counter: first + i,
+			ProducerID: b.pid, Epoch: b.epoch, Error: history.ErrorName(code), Txn: history.TxnNumber(n)})
+	}
+	b.counters[p] += int64(k)
+}
+
+// wired runs transaction n as txn does, every batch also on the wire.
+func (b *txnBuilder) wired(n int64, parts []int32, k int, marker, report string) {
+	b.step(history.TxnBegin, n, "")
+	for _, p := range parts {
+		b.batch(p, k, n, b.pid, true)
+		b.wireBatch(0)
+	}
+	for _, p := range parts {
+		if marker != "" {
+			b.marker(p, marker)
+		}
+	}
+	if report != "" {
+		b.step(report, n, "")
+	}
+}
+
+// endBumped records the producer's EndTxn answered with the next epoch,
+// as transaction version 2 does (KIP-890 part 2), and moves to it: every
+// partition starts again at sequence 0.
+func (b *txnBuilder) endBumped(commit bool) {
+	b.endTxnSent(commit)
+	b.endTxnAnswered(0, false)
+	b.h.Wire[len(b.h.Wire)-1].ProducerID, b.h.Wire[len(b.h.Wire)-1].Epoch = b.pid, b.epoch+1
+	b.epoch++
+	clear(b.seq)
+}
+
+// The adversaries of the verifier's third round on transactions: the
+// sequence rules inside transactions, a marker shared by two
+// transactions, a commit holding a failed record, a transaction number
+// used twice, a batch whose count hides records, a zombie that takes its
+// transactional id back, and a record's second copy.
+var txnRoundThree = []adversary{
+	{name: "txn: the founding bug inside a transaction, refused", grade: Failed, first: LegalReset, reason: "where sequence 0 had carried records 0-1", make: func() *history.History {
+		b := newTxnBuilder()
+		b.wired(0, []int32{0}, 2, history.ControlCommit, history.TxnCommit)
+		b.step(history.TxnBegin, 1, "")
+		// Same producer id and epoch, the sequence back at 0 for new
+		// records: the broker answers OUT_OF_ORDER_SEQUENCE_NUMBER.
+		b.refused(0, 1, 1, 0, oooSeq)
+		b.marker(0, history.ControlAbort)
+		b.step(history.TxnAbort, 1, "")
+		return b.finish()
+	}},
+	{name: "txn: the founding bug inside a transaction, written", grade: Failed, first: LegalReset, reason: "wrote base sequence 0 after sequence 1", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, []int32{0}, 2, history.ControlCommit, history.TxnCommit, "")
+		b.step(history.TxnBegin, 1, "")
+		b.seq[0] = 0 // a broker that lost the producer's state writes it
+		b.batch(0, 1, 1, b.pid, true)
+		b.marker(0, history.ControlCommit)
+		b.step(history.TxnCommit, 1, "")
+		return b.finish()
+	}},
+	{name: "txn: every transaction's end bumps the epoch (KIP-890 part 2)", grade: Pass, findings: 0, make: func() *history.History {
+		b := newTxnBuilder()
+		for n := range int64(3) {
+			b.wired(n, both, 2, "", "")
+			b.endBumped(n != 1)
+			for _, p := range both {
+				b.marker(p, map[bool]string{true: history.ControlCommit, false: history.ControlAbort}[n != 1])
+			}
+			b.step(map[bool]string{true: history.TxnCommit, false: history.TxnAbort}[n != 1], n, "")
+		}
+		return b.finish()
+	}},
+	{name: "txn: the epoch a transaction's end gave, not started at 0", grade: Failed, first: EpochStart, make: func() *history.History {
+		b := newTxnBuilder()
+		b.wired(0, []int32{0}, 2, "", "")
+		b.endBumped(true)
+		b.marker(0, history.ControlCommit)
+		b.step(history.TxnCommit, 0, "")
+		b.seq[0] = 2 // sequences carried on across the bump
+		b.wired(1, []int32{0}, 2, history.ControlCommit, history.TxnCommit)
+		return b.finish()
+	}},
+	{name: "txn: records closed by the next transaction's marker", grade: Failed, first: TxnAtomic, reason: "ends the records of transactions 0 and 1", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, []int32{0}, 2, "", history.TxnCommit, "") // no marker of its own
+		b.txn(1, []int32{0}, 2, history.ControlCommit, history.TxnCommit, "")
+		return b.finish()
+	}},
+	{name: "txn: a commit reported over a record reported failed", grade: Failed, first: CommitAcknowledged, reason: "either the commit or those failures are untrue", make: func() *history.History {
+		b := newTxnBuilder()
+		b.step(history.TxnBegin, 0, "")
+		b.batch(0, 2, 0, b.pid, true)
+		b.wireBatch(0)
+		b.refused(1, 1, 0, 0, kerr.NotLeaderForPartition.Code)
+		b.marker(0, history.ControlCommit)
+		b.step(history.TxnCommit, 0, "")
+		return b.finish()
+	}},
+	{name: "txn: a commit reported over a record failed before it was sent", grade: Inconclusive, reason: "went neither on the wire nor into the log", make: func() *history.History {
+		b := newTxnBuilder()
+		b.step(history.TxnBegin, 0, "")
+		b.batch(0, 2, 0, b.pid, true)
+		b.h.Client = append(b.h.Client, history.ClientEvent{Name: history.SendError, Time: b.now, Partition: 1, Offset: -1, Counter: 0, ProducerID: -1, Epoch: -1, Error: "queue full", Txn: history.TxnNumber(0)})
+		b.counters[1]++
+		b.marker(0, history.ControlCommit)
+		b.step(history.TxnCommit, 0, "")
+		return b.finish()
+	}},
+	{name: "txn: two transactions numbered alike", grade: Inconclusive, reason: "began 2 transactions numbered 0", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, both, 2, history.ControlCommit, history.TxnCommit, "")
+		b.txn(0, both, 2, history.ControlAbort, history.TxnAbort, "")
+		b.txn(1, both, 2, history.ControlCommit, history.TxnCommit, "")
+		h := b.finish()
+		if v := Check(h, Options{}); v.First(TxnAtomic) != nil {
+			panic("a number used twice was judged one torn transaction: " + v.Paragraph)
+		}
+		return h
+	}},
+	{name: "txn: a batch that says one record but carries two", grade: Failed, first: LegalReset, reason: "where sequence 0 had carried records 0-1", make: func() *history.History {
+		b := newTxnBuilder()
+		b.step(history.TxnBegin, 0, "")
+		b.batch(0, 2, 0, b.pid, true)
+		b.wireBatch(0)
+		// The header says one record; the tap counted two.
+		b.h.Wire[len(b.h.Wire)-2].Batches[0].Count = 1
+		b.h.Log[len(b.h.Log)-1].Count = 1
+		b.seq[0] = 1
+		b.batch(0, 1, 0, b.pid, true)
+		b.wireBatch(0)
+		b.marker(0, history.ControlCommit)
+		b.step(history.TxnCommit, 0, "")
+		return b.finish()
+	}},
+	{name: "zombie: takes its transactional id back and replays an aborted transaction", grade: Failed, first: ZombieFenced, reason: "took back with InitProducerId", make: func() *history.History {
+		b := zombie(true)
+		b.step(history.TxnCommit, 1, "PRODUCER_FENCED")
+		b.step(history.TxnAbort, 1, "")
+		// InitProducerId again: an epoch above the fencer's 1.
+		b.tick(time.Millisecond)
+		b.h.Wire = append(b.h.Wire, history.WireEvent{Kind: history.InitProducerResponse, Time: b.now, Conn: 1, ProducerID: b.pid, Epoch: 2})
+		b.epoch = 2
+		clear(b.seq)
+		// Transaction 2 writes transaction 1's records again and commits.
+		b.step(history.TxnBegin, 2, "")
+		b.counters[0] -= 2
+		b.batch(0, 2, 2, b.pid, true)
+		b.marker(0, history.ControlCommit)
+		b.step(history.TxnCommit, 2, "")
+		h := b.finish()
+		if v := Check(h, Options{}); v.First(CommitAcknowledged) == nil {
+			panic("the aborted transaction's records visible again went unnoticed: " + v.Paragraph)
+		}
+		return h
+	}},
+	{name: "txn: an aborted transaction's records visible through a second copy", grade: Failed, reason: "through a copy written again", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, both, 2, history.ControlAbort, history.TxnAbort, "")
+		// Transaction 1 carries transaction 0's records of partition 0 again.
+		b.step(history.TxnBegin, 1, "")
+		b.counters[0] = 0
+		b.batch(0, 2, 1, b.pid, true)
+		b.marker(0, history.ControlCommit)
+		b.step(history.TxnCommit, 1, "")
+		h := b.finish()
+		if v := Check(h, Options{}); v.First(CommitAcknowledged) == nil || !strings.Contains(v.First(CommitAcknowledged).Summary, "transaction 0") {
+			panic("the second copy did not count against transaction 0: " + v.Paragraph)
+		}
+		return h
+	}},
+}
+
+func init() { adversaries = append(adversaries, txnRoundThree...) }

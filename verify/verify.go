@@ -66,6 +66,9 @@ type checker struct {
 	unreadable, incomplete []string
 	// acct is what became of the records sent, for liveness.
 	acct accounting
+	// spans are the log's batches whose offsets span more than their
+	// count (logCount).
+	spans map[*history.LogBatch]int32
 }
 
 // Check judges h against every check and grades it.
@@ -364,8 +367,8 @@ func (c *checker) checkLogSequences() {
 	nonIdempotent := 0
 	var first *history.LogBatch
 	for _, b := range c.runLog {
-		if b.Control || b.Transactional {
-			continue
+		if b.Control {
+			continue // markers carry no sequence; transactional batches obey checkSequence as any
 		}
 		if b.ProducerID < 0 {
 			nonIdempotent++
@@ -379,7 +382,7 @@ func (c *checker) checkLogSequences() {
 		if s == nil {
 			// The broker accepts any sequence from a producer it holds no
 			// state for.
-			states[key] = &state{epoch: b.Epoch, next: nextSequence(b.BaseSequence, b.Count)}
+			states[key] = &state{epoch: b.Epoch, next: nextSequence(b.BaseSequence, c.logCount(b))}
 			continue
 		}
 		x := newViolation("", Failed, "log")
@@ -415,7 +418,7 @@ func (c *checker) checkLogSequences() {
 			}
 		}
 		s.epoch = b.Epoch
-		s.next = nextSequence(b.BaseSequence, b.Count)
+		s.next = nextSequence(b.BaseSequence, c.logCount(b))
 	}
 	if nonIdempotent > 0 && c.v.First(Idempotence) == nil {
 		x := newViolation(Idempotence, Failed, "log")

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -55,6 +56,15 @@ var definiteRejections = map[int16]bool{
 	kerr.InvalidProducerIDMapping.Code:    true,
 	kerr.UnknownProducerID.Code:           true,
 	kerr.InvalidRecord.Code:               true,
+	// A transactional produce turned away before its append: fenced by
+	// checkProducerEpoch, or refused by KIP-890's verification with the
+	// coordinator, which ReplicaManager runs before it appends (the
+	// partition not in the ongoing transaction, or the coordinator still
+	// ending the last one: CONCURRENT_TRANSACTIONS, as 4.4.0 answers a
+	// transaction-version-2 produce right after EndTxn).
+	kerr.ProducerFenced.Code:         true,
+	kerr.TransactionAbortable.Code:   true,
+	kerr.ConcurrentTransactions.Code: true,
 }
 
 // streamKey names one sequence stream: a producer id on a partition.
@@ -146,22 +156,98 @@ type wireModel struct {
 	// answer other than a definite rejection (or none): such a send may
 	// be in the log, and its sequences used up.
 	mayBeWritten map[sendID]bool
+	// txnEnds holds, per producer id and epoch, the wire index of the
+	// first EndTxn answer (no error) that gave that epoch: from EndTxn v5
+	// (KIP-890 part 2, transaction version 2) the coordinator bumps the
+	// epoch at every transaction end and answers the new one, with which
+	// the producer's next transaction starts every partition at sequence 0.
+	txnEnds map[[2]int64]int
 }
 
 // inScope tells whether a wire batch is this run's to judge: of the
 // history's topic (of every topic when the history names none, as the
-// tap's own does), readable and not transactional.
+// tap's own does) and readable. Transactional batches are judged as any
+// other: the broker's checkSequence (see brokerSeq) never looks at the
+// transactional flag, so a sequence reused inside a transaction is the
+// founding bug all the same.
 func (c *checker) inScope(b history.WireBatch) bool {
-	return (c.h.Topic == "" || b.Topic == c.h.Topic) && b.Topic != "" && b.Unreadable == "" && !b.Transactional
+	return (c.h.Topic == "" || b.Topic == c.h.Topic) && b.Topic != "" && b.Unreadable == ""
+}
+
+// countedWire returns the wire with each batch's count raised to the
+// records the tap counted in it, where its counters say it carried more
+// than its header's count: the broker's sequences follow the records
+// (each record's sequence is the base sequence plus its offset delta),
+// so a batch that says one record but carries two used two sequences,
+// and a next batch at base sequence + 1 reuses one. Counters number a
+// partition's records consecutively only when they are per-partition ones.
+func (c *checker) countedWire() []history.WireEvent {
+	if c.runCounters() {
+		return c.h.Wire
+	}
+	var out []history.WireEvent
+	for i, e := range c.h.Wire {
+		for j, b := range e.Batches {
+			carried := b.LastCounter - b.FirstCounter + 1
+			if b.FirstCounter < 0 || carried <= int64(b.Count) || carried > maxSequence {
+				continue
+			}
+			if out == nil {
+				out = slices.Clone(c.h.Wire)
+			}
+			if &out[i].Batches[0] == &c.h.Wire[i].Batches[0] {
+				out[i].Batches = slices.Clone(e.Batches)
+			}
+			out[i].Batches[j].Count = int32(carried)
+		}
+	}
+	if out == nil {
+		return c.h.Wire
+	}
+	return out
+}
+
+// logCount is the number of sequences a log batch used: its count, or
+// the offsets it spans up to the partition's next batch when they are
+// more (LogValidator refuses a batch whose offsets and count disagree, so
+// a broker that wrote one wrote records its count hides).
+func (c *checker) logCount(b *history.LogBatch) int32 {
+	if c.spans == nil {
+		c.spans = map[*history.LogBatch]int32{}
+		last := map[int32]*history.LogBatch{}
+		for i := range c.h.Log {
+			lb := &c.h.Log[i]
+			if prev := last[lb.Partition]; prev != nil && !prev.Control {
+				if span := lb.BaseOffset - prev.BaseOffset; span > int64(prev.Count) && span <= maxSequence {
+					c.spans[prev] = int32(span)
+				}
+			}
+			last[lb.Partition] = lb
+		}
+	}
+	if n, ok := c.spans[b]; ok {
+		return n
+	}
+	return b.Count
 }
 
 // checkWire replays produce requests as the client sent them through a
 // model of the broker's sequence rules (ProducerAppendInfo.checkSequence),
 // which catches deviations the broker rejects and so never logs.
 func (c *checker) checkWire() {
-	xs := c.h.Exchanges()
+	counted := *c.h
+	counted.Wire = c.countedWire()
+	xs := counted.Exchanges()
 	reqOf := map[int]int{} // response's wire index -> request's exchange
-	m := &wireModel{streams: map[streamKey]*stream{}, firstSends: map[batchKey][]sent{}, epochs: map[int64]int16{}, mayBeWritten: map[sendID]bool{}}
+	m := &wireModel{streams: map[streamKey]*stream{}, firstSends: map[batchKey][]sent{}, epochs: map[int64]int16{}, mayBeWritten: map[sendID]bool{}, txnEnds: map[[2]int64]int{}}
+	for _, x := range counted.EndTxns() {
+		if r := x.Response; r != nil && r.ErrorCode == 0 && r.Epoch > x.Request.Epoch && r.ProducerID == x.Request.ProducerID {
+			k := [2]int64{r.ProducerID, int64(r.Epoch)}
+			if _, seen := m.txnEnds[k]; !seen {
+				m.txnEnds[k] = x.ResponseIndex
+			}
+		}
+	}
 	for i, x := range xs {
 		if x.Response != nil {
 			reqOf[x.ResponseIndex] = i
@@ -177,8 +263,8 @@ func (c *checker) checkWire() {
 	var nonIdempotent int
 	var firstNonIdempotent *history.WireEvent
 
-	for i := range c.h.Wire {
-		e := &c.h.Wire[i]
+	for i := range counted.Wire {
+		e := &counted.Wire[i]
 		switch e.Kind {
 		case history.ConnOpen:
 			connOpened[e.Conn] = i
@@ -223,7 +309,7 @@ func (c *checker) checkWire() {
 				if _, ok := c.firstSent[k]; !ok {
 					c.firstSent[k] = e.Time
 				}
-				c.producerChange(m, e, b)
+				c.producerChange(m, e, i, b)
 				if a := c.wireBatch(m, e, i, b); a != nil {
 					m.aheads = append(m.aheads, *a)
 				}
@@ -243,8 +329,10 @@ func (c *checker) checkWire() {
 }
 
 // producerChange notes a new producer id or a higher epoch (allowed,
-// worth knowing).
-func (c *checker) producerChange(m *wireModel, e *history.WireEvent, b history.WireBatch) {
+// worth knowing), but for the bump a transaction's end brought (an
+// EndTxn answered with that epoch before the batch at wire index i,
+// KIP-890 part 2): that one is the protocol's, every transaction.
+func (c *checker) producerChange(m *wireModel, e *history.WireEvent, i int, b history.WireBatch) {
 	prev, ok := m.epochs[b.ProducerID]
 	switch {
 	case !ok:
@@ -257,6 +345,10 @@ func (c *checker) producerChange(m *wireModel, e *history.WireEvent, b history.W
 		m.pids = append(m.pids, b.ProducerID)
 		m.epochs[b.ProducerID] = b.Epoch
 	case b.Epoch > prev:
+		if at, ended := m.txnEnds[[2]int64{b.ProducerID, int64(b.Epoch)}]; ended && at < i {
+			m.epochs[b.ProducerID] = b.Epoch
+			return
+		}
 		x := newViolation(EpochBump, Informational, "wire")
 		x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Time = b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, e.Time
 		x.Summary = fmt.Sprintf("producer %d moved from epoch %d to %d (first on partition %d)", b.ProducerID, prev, b.Epoch, b.Partition)
@@ -439,7 +531,7 @@ func (c *checker) brokerNext(m *wireModel, s *stream) (next int32, held bool) {
 // key, count and first record.
 func (c *checker) logHas(b history.WireBatch) bool {
 	for _, lb := range c.logBatches[keyOf(b)] {
-		if lb.Count == b.Count && (b.FirstCounter < 0 || len(lb.Records) == 0 || lb.Records[0].Counter == b.FirstCounter) {
+		if c.logCount(lb) == b.Count && (b.FirstCounter < 0 || len(lb.Records) == 0 || lb.Records[0].Counter == b.FirstCounter) {
 			return true
 		}
 	}

@@ -1,9 +1,10 @@
 // contract.js is the driver contract (docs/clients.md) shared by kconform's
 // Node.js drivers (kafkajs, platformatic, confluent-js), as contract.py is
 // for the Python ones: settings from flags or KCONFORM_* environment
-// variables, --set values, one JSON event per line on stdout, and the
+// variables, --set values, one JSON event per line on stdout, the
 // transactional run's loop (runTransactions), which the drivers feed with
-// their client's steps.
+// their client's steps, and the per-partition send queues of the clients
+// that answer a send as a whole (partitionQueues).
 'use strict'
 
 // PAYLOAD_PREFIX starts every record value: kc:<run id>:<partition>:<counter>.
@@ -184,4 +185,173 @@ async function runTransactions(a, t) {
   process.removeListener('SIGINT', onStop)
 }
 
-module.exports = { PAYLOAD_PREFIX, STOP_GRACE_MS, parseArgs, settingValue, put, emit, producerFatal, runTransactions }
+// QUEUE_LIMIT is how many records wait per partition before the idempotent
+// run's generator waits, like a client's buffer.
+const QUEUE_LIMIT = 10000
+
+// partitionQueues is the sending side shared by the drivers whose client
+// reports a send's outcome as a whole (kafkajs, platformatic): each
+// partition has at most one send under way, holding every record queued
+// for it since the last one (a linger of one round trip), so a send's
+// outcome is exactly its records' outcome; or, when c.together() says so,
+// one send under way carries every partition's queued records. It holds
+// the idempotent run's generator (produce), the stop on SIGTERM, and the
+// driver's last events but tool_data and shutdown_complete (finish).
+//
+// c is the client's side:
+//   send(sender, carried)  sends carried ([[partition, records], ...])
+//                          through sender (the producer, or the
+//                          transaction under way); a promise of the
+//                          client's answer;
+//   result(p, err, res)    the outcome of partition p's records in a
+//                          send that answered res or failed with err:
+//                          {err} when they failed, else {offset}, the
+//                          first one's (-1 when unknown);
+//   describe(err)          a failed record's {exception, message};
+//   together()             whether one send carries every partition;
+//   notSent                the error of records never sent at the stop.
+//
+// sender is what sends, set by the driver: the producer, or in a
+// transactional run the transaction under way until its ending begins,
+// and null between transactions (what is queued then waits).
+function partitionQueues(a, c) {
+  const q = { sender: null, sent: 0, acked: 0, stopping: false }
+  const queues = Array.from({ length: a.partitions }, () => [])
+  const busy = new Array(a.partitions).fill(null)
+  const inFlight = new Array(a.partitions).fill(null) // the records of busy[p]
+  let ended = false // pending records were reported: a later outcome (a close failing a send) is not printed
+
+  // The generator waits either for room in a queue (woken by a settled
+  // send) or for its next record's time (woken only by the stop, so that
+  // acknowledgements do not push the rate above --rate).
+  let roomWait = null
+  let rateWait = null
+  const room = () => { if (roomWait) roomWait() }
+  let onStop = () => {}
+  // stopped resolves at SIGTERM, for a driver's step that must not outlast it.
+  q.stopped = new Promise(r => { onStop = r })
+  const stop = () => { q.stopping = true; onStop(); room(); if (rateWait) rateWait() }
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
+
+  const outcome = (part, recs, err, res) => {
+    if (ended) return
+    const r0 = c.result(part, err, res)
+    for (let i = 0; i < recs.length; i++) {
+      const r = recs[i]
+      const base = { topic: a.topic, partition: part, counter: r.counter, run_id: a.runId, value: r.value, txn: r.txn }
+      if (r0.err) {
+        emit({ name: 'producer_send_error', ...base, ...c.describe(r0.err) })
+      } else {
+        q.acked++
+        emit({ name: 'producer_send_success', ...base, offset: r0.offset >= 0 ? r0.offset + i : -1 })
+      }
+      if (r.settle) r.settle(r0.err)
+    }
+  }
+
+  // sendNow sends the queued records of parts, marking the send busy on
+  // each partition it carries, and when it settles sends what has been
+  // queued meanwhile.
+  const sendNow = parts => {
+    const carried = parts.map(p => { const recs = queues[p]; queues[p] = []; inFlight[p] = recs; return [p, recs] })
+    const sending = c.send(q.sender, carried).then(res => {
+      for (const [p, recs] of carried) outcome(p, recs, null, res)
+    }, err => {
+      for (const [p, recs] of carried) outcome(p, recs, err)
+    }).finally(() => {
+      for (const [p] of carried) { busy[p] = null; inFlight[p] = null }
+      if (c.together()) flush()
+      else flush(parts[0])
+      room()
+    })
+    for (const [p] of carried) busy[p] = sending
+  }
+
+  // flush sends partition part's queued records, or with c.together()
+  // every partition's, unless a send for them is under way.
+  const flush = part => {
+    if (!q.sender) return
+    if (c.together()) {
+      if (busy.some(Boolean)) return
+      const parts = []
+      for (let p = 0; p < a.partitions; p++) if (queues[p].length) parts.push(p)
+      if (parts.length) sendNow(parts)
+      return
+    }
+    if (busy[part] || queues[part].length === 0) return
+    sendNow([part])
+  }
+
+  // push queues record r ({partition, counter, value, txn, settle}) and
+  // sends it when its partition has no send under way.
+  q.push = r => {
+    queues[r.partition].push(r)
+    q.sent++
+    flush(r.partition)
+  }
+
+  // drain sends every queued record and waits for every send under way to
+  // settle, or until deadline() passes.
+  q.drain = async deadline => {
+    for (;;) {
+      for (let p = 0; p < a.partitions; p++) flush(p)
+      const pending = busy.filter(Boolean)
+      const left = deadline() - Date.now()
+      if (pending.length === 0 || left < 0) return
+      // A second at most, so that a deadline moved closer (the stop) counts.
+      await Promise.race([Promise.allSettled(pending), new Promise(r => setTimeout(r, Math.min(left, 1000)))])
+    }
+  }
+
+  // produce is the idempotent run: --count records (or until the stop)
+  // round-robin at --rate, then the records under way get their outcome
+  // within kconform's stop grace.
+  q.produce = async () => {
+    const counters = new Array(a.partitions).fill(0)
+    const interval = a.rate > 0 ? 1000 / a.rate : 0
+    const start = Date.now()
+    for (let i = 0; !q.stopping && (a.count === 0 || i < a.count); i++) {
+      const part = i % a.partitions
+      while (queues[part].length >= QUEUE_LIMIT && !q.stopping) {
+        await new Promise(r => { roomWait = r })
+        roomWait = null
+      }
+      if (q.stopping) break
+      const n = counters[part]++
+      q.push({ partition: part, counter: n, value: `${PAYLOAD_PREFIX}${a.runId}:${part}:${n}` })
+      if (interval > 0) {
+        const due = start + (i + 1) * interval - Date.now()
+        if (due > 0) {
+          await new Promise(r => { const t = setTimeout(r, due); rateWait = () => { clearTimeout(t); r() } })
+          rateWait = null
+        }
+      } else if (i % 100 === 99) {
+        await new Promise(r => setImmediate(r))
+      }
+    }
+    const deadline = Date.now() + STOP_GRACE_MS
+    await q.drain(() => deadline)
+  }
+
+  // finish reports what the stop left: queued records as not sent, and
+  // those of a send still unsettled as pending, as they have no outcome.
+  // A transactional run gave its records theirs before each transaction
+  // ended: what is left it must not send outside one.
+  q.finish = () => {
+    for (let p = 0; p < a.partitions; p++) {
+      if (queues[p].length) outcome(p, queues[p], c.notSent)
+    }
+    ended = true
+    for (let p = 0; p < a.partitions; p++) {
+      queues[p] = []
+      for (const r of inFlight[p] || []) {
+        emit({ name: 'producer_send_pending', topic: a.topic, partition: p, counter: r.counter, run_id: a.runId, value: r.value, txn: r.txn })
+      }
+      inFlight[p] = null
+    }
+  }
+  return q
+}
+
+module.exports = { PAYLOAD_PREFIX, STOP_GRACE_MS, parseArgs, settingValue, put, emit, producerFatal, runTransactions, partitionQueues }

@@ -6,10 +6,11 @@
 // stdout, the client's own logs on stderr, and a clean stop on SIGTERM.
 //
 // Each partition has at most one producer.send() under way, holding every
-// record queued for it since the last one (a linger of one round trip):
-// a send's outcome is then exactly its records' outcome. KafkaJS rejects a
-// send that spans brokers as a whole even when some brokers wrote their
-// part, so a send across partitions could not report records one by one.
+// record queued for it since the last one (a linger of one round trip, as
+// contract.js's partitionQueues sends): a send's outcome is then exactly
+// its records' outcome. KafkaJS rejects a send that spans brokers as a
+// whole even when some brokers wrote their part, so a send across
+// partitions could not report records one by one.
 //
 //   driver.js --brokers a,b --topic t --partitions n --run-id id
 //             [--count n] [--rate r] [--set key=value]...
@@ -32,8 +33,7 @@
 'use strict'
 const { Kafka, logLevel } = require('kafkajs')
 
-const { PAYLOAD_PREFIX, STOP_GRACE_MS, parseArgs, settingValue, put, emit, runTransactions } = require('../js/contract.js')
-const QUEUE_LIMIT = 10000 // records waiting per partition before the generator waits, like a client's buffer
+const { parseArgs, settingValue, put, emit, runTransactions, partitionQueues } = require('../js/contract.js')
 
 const PRODUCER_OPTIONS = new Set(['metadataMaxAge', 'maxInFlightRequests', 'idempotent', 'allowAutoTopicCreation', 'transactionTimeout'])
 
@@ -99,95 +99,24 @@ async function main() {
   const cfg = configs(a)
   const kafka = new Kafka({ ...cfg.client, logCreator })
   const producer = kafka.producer(cfg.producer)
-  // What sends: the producer, or in a transactional run the transaction
-  // under way (tx) until its ending begins, and nothing between
-  // transactions.
-  let sender = a.transactionalId ? null : producer
+  const q = partitionQueues(a, {
+    // sendBatch mode: one sendBatch() under way for every partition.
+    send: (sender, carried) => cfg.driver.sendBatch
+      ? sender.sendBatch({
+        ...cfg.send,
+        topicMessages: [{ topic: a.topic, messages: carried.flatMap(([p, recs]) => recs.map(r => ({ value: r.value, partition: p }))) }],
+      })
+      : sender.send({ ...cfg.send, topic: a.topic, messages: carried[0][1].map(r => ({ value: r.value, partition: carried[0][0] })) }),
+    result: (p, err, res) => {
+      if (err) return { err }
+      const meta = res.find(m => m.topicName === a.topic && m.partition === p)
+      return { offset: meta && meta.baseOffset !== undefined ? Number(meta.baseOffset) : -1 }
+    },
+    describe: err => ({ exception: err.type || err.name, message: err.message }),
+    together: () => cfg.driver.sendBatch,
+    notSent: { name: 'KafkaJSNotSent', message: 'not sent before the stop' },
+  })
   let tx = null
-  let stopping = false
-  let wake = () => {}
-  const stop = () => { stopping = true; wake() }
-  process.on('SIGTERM', stop)
-  process.on('SIGINT', stop)
-
-  let sent = 0; let acked = 0
-  const queues = Array.from({ length: a.partitions }, () => [])
-  const busy = new Array(a.partitions).fill(null)
-  const inFlight = new Array(a.partitions).fill(null) // the records of busy[p]
-
-  const outcome = (part, recs, err, meta) => {
-    for (let i = 0; i < recs.length; i++) {
-      const r = recs[i]
-      const base = { topic: a.topic, partition: part, counter: r.counter, run_id: a.runId, value: r.value, txn: r.txn }
-      if (err) {
-        emit({ name: 'producer_send_error', ...base, exception: err.type || err.name, message: err.message })
-      } else {
-        acked++
-        const off = meta && meta.baseOffset !== undefined ? Number(meta.baseOffset) + i : -1
-        emit({ name: 'producer_send_success', ...base, offset: off })
-      }
-      if (r.settle) r.settle(err)
-    }
-  }
-
-  // sendBatch mode: one sendBatch() under way for every partition, marked
-  // busy on each partition it carries.
-  let batchBusy = null
-  const flushBatch = () => {
-    if (batchBusy) return
-    if (!sender) return
-    const parts = []
-    for (let p = 0; p < a.partitions; p++) if (queues[p].length) parts.push(p)
-    if (parts.length === 0) return
-    const carried = parts.map(p => { const recs = queues[p]; queues[p] = []; inFlight[p] = recs; return [p, recs] })
-    batchBusy = sender.sendBatch({
-      ...cfg.send,
-      topicMessages: [{ topic: a.topic, messages: carried.flatMap(([p, recs]) => recs.map(r => ({ value: r.value, partition: p }))) }],
-    }).then(res => {
-      for (const [p, recs] of carried) outcome(p, recs, null, res.find(m => m.topicName === a.topic && m.partition === p))
-    }, err => {
-      for (const [p, recs] of carried) outcome(p, recs, err)
-    }).finally(() => {
-      for (const [p] of carried) { busy[p] = null; inFlight[p] = null }
-      batchBusy = null
-      flushBatch()
-      wake()
-    })
-    for (const [p] of carried) busy[p] = batchBusy
-  }
-
-  const flush = (part) => {
-    if (!sender) return
-    if (cfg.driver.sendBatch) return flushBatch()
-    if (busy[part] || queues[part].length === 0) return
-    const recs = queues[part]; queues[part] = []
-    inFlight[part] = recs
-    busy[part] = sender.send({
-      ...cfg.send, topic: a.topic,
-      messages: recs.map(r => ({ value: r.value, partition: part })),
-    }).then(res => {
-      const meta = res.find(m => m.partition === part)
-      outcome(part, recs, null, meta)
-    }, err => outcome(part, recs, err)).finally(() => {
-      busy[part] = null
-      inFlight[part] = null
-      flush(part)
-      wake()
-    })
-  }
-
-  // drain sends every queued record and waits for every send under way to
-  // settle, or until deadline() passes.
-  const drain = async deadline => {
-    for (;;) {
-      for (let p = 0; p < a.partitions; p++) flush(p)
-      const pending = busy.filter(Boolean)
-      const left = deadline() - Date.now()
-      if (pending.length === 0 || left < 0) return
-      // A second at most, so that a deadline moved closer (the stop) counts.
-      await Promise.race([Promise.allSettled(pending), new Promise(r => setTimeout(r, Math.min(left, 1000)))])
-    }
-  }
 
   await producer.connect()
   process.stderr.write(`kafkajs driver: kafkajs ${require('kafkajs/package.json').version}, node ${process.version}\n`)
@@ -195,61 +124,24 @@ async function main() {
 
   if (a.transactionalId) {
     await runTransactions(a, {
-      begin: async () => { tx = await producer.transaction(); sender = tx },
-      send: r => {
-        queues[r.partition].push(r)
-        sent++
-        flush(r.partition)
-      },
-      flush: drain,
+      begin: async () => { tx = await producer.transaction(); q.sender = tx },
+      send: q.push,
+      flush: q.drain,
       // A transaction's sends end where its ending begins: a send
       // settling meanwhile leaves what is queued unsent.
-      commit: () => { sender = null; return tx.commit() },
-      abort: () => { sender = null; return tx.abort() },
+      commit: () => { q.sender = null; return tx.commit() },
+      abort: () => { q.sender = null; return tx.abort() },
       describe: err => ({ exception: errorName(err), message: errorMessage(err) }),
       fenced,
       stopped: () => false,
     })
+  } else {
+    q.sender = producer
+    await q.produce()
   }
-
-  const counters = new Array(a.partitions).fill(0)
-  const interval = a.rate > 0 ? 1000 / a.rate : 0
-  const start = Date.now()
-  for (let i = 0; !stopping && !a.transactionalId && (a.count === 0 || i < a.count); i++) {
-    const part = i % a.partitions
-    while (queues[part].length >= QUEUE_LIMIT && !stopping) {
-      await new Promise(r => { wake = r })
-    }
-    if (stopping) break
-    const c = counters[part]++
-    queues[part].push({ counter: c, value: `${PAYLOAD_PREFIX}${a.runId}:${part}:${c}` })
-    sent++
-    flush(part)
-    if (interval > 0) {
-      const due = start + (i + 1) * interval - Date.now()
-      if (due > 0) await new Promise(r => { const t = setTimeout(r, due); wake = () => { clearTimeout(t); r() } })
-    } else if (i % 100 === 99) {
-      await new Promise(r => setImmediate(r))
-    }
-  }
-  // Records under way still get their outcome, within kconform's stop
-  // grace. A transactional run gave its records theirs before each
-  // transaction ended: what is left it must not send outside one.
-  if (!a.transactionalId) {
-    const deadline = Date.now() + STOP_GRACE_MS
-    await drain(() => deadline)
-  }
-  for (let p = 0; p < a.partitions; p++) {
-    if (queues[p].length) outcome(p, queues[p], { name: 'KafkaJSNotSent', message: 'not sent before the stop' })
-    queues[p] = []
-    // A send() still unsettled: its records have no outcome, and say so.
-    for (const r of inFlight[p] || []) {
-      emit({ name: 'producer_send_pending', topic: a.topic, partition: p, counter: r.counter, run_id: a.runId, value: r.value, txn: r.txn })
-    }
-    inFlight[p] = null
-  }
+  q.finish()
   await producer.disconnect().catch(() => {})
-  emit({ name: 'tool_data', sent, acked })
+  emit({ name: 'tool_data', sent: q.sent, acked: q.acked })
   emit({ name: 'shutdown_complete' })
 }
 

@@ -42,8 +42,7 @@
 const path = require('node:path')
 const { pathToFileURL } = require('node:url')
 
-const { PAYLOAD_PREFIX, STOP_GRACE_MS, parseArgs, settingValue, put, emit, runTransactions } = require('../js/contract.js')
-const QUEUE_LIMIT = 10000 // records waiting per partition before the generator waits, like a client's buffer
+const { parseArgs, settingValue, put, emit, runTransactions, partitionQueues } = require('../js/contract.js')
 
 function options(a) {
   const opts = {
@@ -116,189 +115,68 @@ async function main() {
   producer.on('client:performWithRetry:retry', (op, attempt, retries, delay) => log(`retry ${op}: attempt ${attempt + 1} in ${delay} ms`))
   producer.on('client:performWithRetry:failed', (op, retries, errors) => log(`${op} failed: ${errorMessage({ errors })}`))
 
-  // The generator waits either for room in a queue (woken by a settled
-  // send) or for its next record's time (woken only by the stop, so that
-  // acknowledgements do not push the rate above --rate).
-  let stopping = false
-  let roomWait = null
-  let rateWait = null
-  const room = () => { if (roomWait) roomWait() }
-  let onStop = () => {}
-  const stopped = new Promise(r => { onStop = r })
-  const stop = () => { stopping = true; onStop(); room(); if (rateWait) rateWait() }
-  process.on('SIGTERM', stop)
-  process.on('SIGINT', stop)
-
-  let sent = 0; let acked = 0
-  // What sends: the producer, or in a transactional run the transaction
-  // under way (tx) until its ending begins, and nothing between
-  // transactions.
-  let sender = a.transactionalId ? null : producer
+  // What sends: see contract.js's partitionQueues; in a transactional run
+  // one send() under way for every partition (see the top of the file).
+  const together = a.transactionalId && !driver.sendPerPartition
   let tx = null
   let pid = ''
   const notePid = () => {
     const now = `${producer.producerId}/${producer.producerEpoch}`
     if (now !== pid) { pid = now; log(`producer id ${producer.producerId}, epoch ${producer.producerEpoch}`) }
   }
-  const queues = Array.from({ length: a.partitions }, () => [])
-  const busy = new Array(a.partitions).fill(null)
-  const inFlight = new Array(a.partitions).fill(null) // the records of busy[p]
-
-  let ended = false // pending records were reported: a later outcome (close() failing a retrying send) is not printed
-  const outcome = (part, recs, err, res) => {
-    if (ended) return
-    notePid()
-    const found = res && res.offsets && res.offsets.find(o => o.topic === a.topic && o.partition === part)
-    for (let i = 0; i < recs.length; i++) {
-      const r = recs[i]
-      const base = { topic: a.topic, partition: part, counter: r.counter, run_id: a.runId, value: r.value, txn: r.txn }
-      if (err) {
-        emit({ name: 'producer_send_error', ...base, exception: errorName(err), message: errorMessage(err) })
-      } else {
-        acked++
-        emit({ name: 'producer_send_success', ...base, offset: found ? Number(found.offset) + i : -1 })
-      }
-      if (r.settle) r.settle(err)
-    }
+  const offsetIn = (res, p) => {
+    const found = res && res.offsets && res.offsets.find(o => o.topic === a.topic && o.partition === p)
+    return found ? Number(found.offset) : -1
   }
-
-  // In a transactional run, one send() under way for every partition,
-  // marked busy on each partition it carries (see the top of the file).
-  let txnBusy = null
-  const flushTxn = () => {
-    if (txnBusy) return
-    if (!sender) return
-    const carried = []
-    for (let p = 0; p < a.partitions; p++) {
-      if (queues[p].length) { carried.push([p, queues[p]]); inFlight[p] = queues[p]; queues[p] = [] }
-    }
-    if (carried.length === 0) return
-    txnBusy = sender.send({
+  const q = partitionQueues(a, {
+    send: (sender, carried) => sender.send({
       messages: carried.flatMap(([p, recs]) => recs.map(r => ({ topic: a.topic, partition: p, value: Buffer.from(r.value) }))),
-    }).then(res => {
-      for (const [p, recs] of carried) outcome(p, recs, null, res)
-    }, err => {
-      // A send fails as a whole, but its error keeps the offsets of the
-      // partitions whose leaders wrote them.
-      const produced = err && err.produced
-      for (const [p, recs] of carried) {
-        const written = produced && produced.offsets && produced.offsets.some(o => o.topic === a.topic && o.partition === p)
-        if (written) outcome(p, recs, null, produced)
-        else outcome(p, recs, err)
-      }
-    }).finally(() => {
-      for (const [p] of carried) { busy[p] = null; inFlight[p] = null }
-      txnBusy = null
-      flushTxn()
-      room()
-    })
-    for (const [p] of carried) busy[p] = txnBusy
-  }
-
-  const flush = (part) => {
-    if (!sender) return
-    if (a.transactionalId && !driver.sendPerPartition) return flushTxn()
-    if (busy[part] || queues[part].length === 0) return
-    const recs = queues[part]; queues[part] = []
-    inFlight[part] = recs
-    busy[part] = sender.send({
-      messages: recs.map(r => ({ topic: a.topic, partition: part, value: Buffer.from(r.value) })),
-    }).then(res => outcome(part, recs, null, res), err => outcome(part, recs, err)).finally(() => {
-      busy[part] = null
-      inFlight[part] = null
-      flush(part)
-      room()
-    })
-  }
-
-  // drain sends every queued record and waits for every send under way to
-  // settle, or until deadline() passes.
-  const drain = async deadline => {
-    for (;;) {
-      for (let p = 0; p < a.partitions; p++) flush(p)
-      const pending = busy.filter(Boolean)
-      const left = deadline() - Date.now()
-      if (pending.length === 0 || left < 0) return
-      // A second at most, so that a deadline moved closer (the stop) counts.
-      await Promise.race([Promise.allSettled(pending), new Promise(r => setTimeout(r, Math.min(left, 1000)))])
-    }
-  }
+    }),
+    result: (p, err, res) => {
+      notePid()
+      if (!err) return { offset: offsetIn(res, p) }
+      // A send of every partition fails as a whole, but its error keeps
+      // the offsets of the partitions whose leaders wrote them.
+      const produced = together && err.produced
+      const written = produced && produced.offsets && produced.offsets.some(o => o.topic === a.topic && o.partition === p)
+      return written ? { offset: offsetIn(produced, p) } : { err }
+    },
+    describe: err => ({ exception: errorName(err), message: errorMessage(err) }),
+    together: () => together,
+    notSent: { name: 'NotSent', message: 'not sent before the stop' },
+  })
 
   // The producer id is asked for before the first record, as KafkaJS's
   // connect() does; a send would ask for it otherwise. A transactional
   // producer's comes with its first beginTransaction().
   if (!a.transactionalId) {
-    await Promise.race([producer.initIdempotentProducer({}), stopped])
-    if (!stopping) notePid()
+    await Promise.race([producer.initIdempotentProducer({}), q.stopped])
+    if (!q.stopping) notePid()
   }
   log(`@platformatic/kafka ${version}, node ${process.version}`)
   emit({ name: 'startup_complete' })
 
   if (a.transactionalId) {
     await runTransactions(a, {
-      begin: async () => { tx = await producer.beginTransaction(); sender = tx; notePid() },
-      send: r => {
-        queues[r.partition].push(r)
-        sent++
-        flush(r.partition)
-      },
-      flush: drain,
+      begin: async () => { tx = await producer.beginTransaction(); q.sender = tx; notePid() },
+      send: q.push,
+      flush: q.drain,
       // A transaction's sends end where its ending begins: a send
       // settling meanwhile leaves what is queued unsent.
-      commit: () => { sender = null; return tx.commit() },
-      abort: () => { sender = null; return tx.abort() },
+      commit: () => { q.sender = null; return tx.commit() },
+      abort: () => { q.sender = null; return tx.abort() },
       describe: err => ({ exception: errorName(err), message: errorMessage(err) }),
       fenced: err => ['PRODUCER_FENCED', 'INVALID_PRODUCER_EPOCH', 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED'].includes(errorName(err)),
       stopped: () => false,
     })
+  } else {
+    q.sender = producer
+    await q.produce()
   }
-
-  const counters = new Array(a.partitions).fill(0)
-  const interval = a.rate > 0 ? 1000 / a.rate : 0
-  const start = Date.now()
-  for (let i = 0; !stopping && !a.transactionalId && (a.count === 0 || i < a.count); i++) {
-    const part = i % a.partitions
-    while (queues[part].length >= QUEUE_LIMIT && !stopping) {
-      await new Promise(r => { roomWait = r })
-      roomWait = null
-    }
-    if (stopping) break
-    const c = counters[part]++
-    queues[part].push({ counter: c, value: `${PAYLOAD_PREFIX}${a.runId}:${part}:${c}` })
-    sent++
-    flush(part)
-    if (interval > 0) {
-      const due = start + (i + 1) * interval - Date.now()
-      if (due > 0) {
-        await new Promise(r => { const t = setTimeout(r, due); rateWait = () => { clearTimeout(t); r() } })
-        rateWait = null
-      }
-    } else if (i % 100 === 99) {
-      await new Promise(r => setImmediate(r))
-    }
-  }
-  // Records under way still get their outcome, within kconform's stop
-  // grace. A transactional run gave its records theirs before each
-  // transaction ended: what is left it must not send outside one.
-  if (!a.transactionalId) {
-    const deadline = Date.now() + STOP_GRACE_MS
-    await drain(() => deadline)
-  }
-  for (let p = 0; p < a.partitions; p++) {
-    if (queues[p].length) outcome(p, queues[p], { name: 'NotSent', message: 'not sent before the stop' })
-  }
-  ended = true
-  for (let p = 0; p < a.partitions; p++) {
-    queues[p] = []
-    // A send() still unsettled: its records have no outcome, and say so.
-    for (const r of inFlight[p] || []) {
-      emit({ name: 'producer_send_pending', topic: a.topic, partition: p, counter: r.counter, run_id: a.runId, value: r.value, txn: r.txn })
-    }
-    inFlight[p] = null
-  }
+  q.finish()
   // A send still retrying keeps close() waiting: force it, bounded.
   await Promise.race([producer.close(true).catch(e => log(`close: ${errorMessage(e)}`)), new Promise(r => setTimeout(r, 5000))])
-  emit({ name: 'tool_data', sent, acked })
+  emit({ name: 'tool_data', sent: q.sent, acked: q.acked })
   emit({ name: 'shutdown_complete' })
 }
 

@@ -10,7 +10,6 @@ shared with the blocking clients, the producer runs on an asyncio loop of
 its own thread, and each step is a coroutine run there to its end."""
 import asyncio
 import logging
-import os
 import signal
 import sys
 import threading
@@ -22,10 +21,7 @@ import contract
 
 
 async def main(a):
-    conf = {"bootstrap_servers": a.brokers.split(","), "enable_idempotence": True, "acks": "all",
-            "client_id": "kconform"}
-    conf.update(contract.settings(a.set))
-    producer = aiokafka.AIOKafkaProducer(**conf)
+    producer = aiokafka.AIOKafkaProducer(**contract.kwargs(a))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -194,19 +190,11 @@ def _report(out, part, counter):
 
 def transactional(a):
     """Runs the contract's transactions with transactional_id set."""
-    conf = {"bootstrap_servers": a.brokers.split(","), "enable_idempotence": True, "acks": "all",
-            "client_id": "kconform", "transactional_id": a.transactional_id}
-    conf.update(contract.settings(a.set))
-    out = contract.Outcomes(a)
-    stop = contract.Stop(out)
-    client = TxnClient(conf, out, stop)
-    print(f"aiokafka driver: aiokafka {aiokafka.__version__}, python {sys.version.split()[0]}, "
-          f"transactional_id {a.transactional_id}", file=sys.stderr)
-    contract.emit(name="startup_complete")
-    contract.transactional_main(a, out, client, stop)
-    # The loop's thread may still hold the producer: leave anyway.
-    sys.stdout.flush()
-    os._exit(0)
+    conf = contract.kwargs(a)
+    contract.transactional_main(
+        a, f"aiokafka driver: aiokafka {aiokafka.__version__}, python {sys.version.split()[0]}, "
+           f"transactional_id {a.transactional_id}",
+        lambda out, stop: TxnClient(conf, out, stop))
 
 
 if __name__ == "__main__":

@@ -255,9 +255,6 @@ def _report(out, part, counter):
 
 def transactional(a):
     """Runs the contract's transactions with transactional.id set."""
-    out = contract.Outcomes(a)
-    stop = contract.Stop(out)
-
     def log(line):
         print(f"confluent-kafka driver: {line}", file=sys.stderr, flush=True)
 
@@ -268,15 +265,11 @@ def transactional(a):
     conf = {"bootstrap.servers": a.brokers, "enable.idempotence": True, "acks": "all",
             "client.id": "kconform", "error_cb": on_error, "transactional.id": a.transactional_id}
     conf.update(contract.settings(a.set, typed=False))
-    client = TxnClient(confluent_kafka.Producer(conf), out, stop, log)
-    log(f"confluent-kafka {confluent_kafka.__version__}, librdkafka {confluent_kafka.libversion()[0]}, "
-        f"python {sys.version.split()[0]}, transactional.id {a.transactional_id}")
-    contract.emit(name="startup_complete")
-    contract.transactional_main(a, out, client, stop)
-    # Destroying a client that still holds records can wait on them: leave.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
+    contract.transactional_main(
+        a, f"confluent-kafka driver: confluent-kafka {confluent_kafka.__version__}, "
+           f"librdkafka {confluent_kafka.libversion()[0]}, python {sys.version.split()[0]}, "
+           f"transactional.id {a.transactional_id}",
+        lambda out, stop: TxnClient(confluent_kafka.Producer(conf), out, stop, log))
 
 
 if __name__ == "__main__":

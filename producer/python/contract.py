@@ -8,8 +8,9 @@ read as such (or kept as given, for a client that parses its own, such as
 librdkafka).
 
 Given --transactional-id, the driver runs the contract's transactions
-instead: run_transactions is their loop, shared by the three drivers, each
-of which hands it its client behind a TxnClient.
+instead: transactional_main runs them to the driver's end with
+run_transactions, their loop, shared by the three drivers, each of which
+hands it its client behind a TxnClient.
 """
 import argparse
 import json
@@ -80,6 +81,18 @@ def emit(**e):
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
         _closed = e.get("name") == "shutdown_complete"
+
+
+def kwargs(a):
+    """The producer's keyword arguments for the pure Python clients
+    (aiokafka, kafka-python), which spell them alike: idempotent with
+    acks="all", transactional_id in a transactional run, then --set's."""
+    conf = {"bootstrap_servers": a.brokers.split(","), "enable_idempotence": True, "acks": "all",
+            "client_id": "kconform"}
+    if a.transactional_id:
+        conf["transactional_id"] = a.transactional_id
+    conf.update(settings(a.set))
+    return conf
 
 
 def payload(run_id, part, counter):
@@ -340,9 +353,19 @@ def run_transactions(a, out, client, stop):
         txn += 1
 
 
-def transactional_main(a, out, client, stop):
-    """Runs the transactions, then ends the driver's events: the records
-    still without an outcome, tool_data and shutdown_complete."""
+def transactional_main(a, banner, new_client):
+    """Runs a transactional driver to its end: new_client(out, stop) makes
+    its TxnClient, banner (the client's versions) goes to stderr, then
+    startup_complete, the transactions, the client's close, the records
+    still without an outcome, tool_data and shutdown_complete. It leaves
+    with os._exit, as the client may still hold a thread or records
+    (kafka-python's sender thread, aiokafka's loop, librdkafka waiting on
+    records when destroyed)."""
+    out = Outcomes(a)
+    stop = Stop(out)
+    client = new_client(out, stop)
+    print(banner, file=sys.stderr, flush=True)
+    emit(name="startup_complete")
     try:
         run_transactions(a, out, client, stop)
     finally:
@@ -351,3 +374,6 @@ def transactional_main(a, out, client, stop):
         except Exception as e:
             print(f"driver: close: {e!r}", file=sys.stderr, flush=True)
         out.done()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

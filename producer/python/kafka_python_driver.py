@@ -24,9 +24,7 @@ def main():
     if a.transactional_id:
         transactional(a)
         return
-    conf = {"bootstrap_servers": a.brokers.split(","), "enable_idempotence": True, "acks": "all",
-            "client_id": "kconform"}
-    conf.update(contract.settings(a.set))
+    conf = contract.kwargs(a)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -125,19 +123,11 @@ class TxnClient(contract.TxnClient):
 
 def transactional(a):
     """Runs the contract's transactions with transactional_id set."""
-    conf = {"bootstrap_servers": a.brokers.split(","), "enable_idempotence": True, "acks": "all",
-            "client_id": "kconform", "transactional_id": a.transactional_id}
-    conf.update(contract.settings(a.set))
-    out = contract.Outcomes(a)
-    stop = contract.Stop(out)
-    client = TxnClient(kafka.KafkaProducer(**conf), out, stop)
-    print(f"kafka-python driver: kafka-python {kafka.__version__}, python {sys.version.split()[0]}, "
-          f"transactional_id {a.transactional_id}", file=sys.stderr)
-    contract.emit(name="startup_complete")
-    contract.transactional_main(a, out, client, stop)
-    # A producer that did not close keeps its sender thread: leave anyway.
-    sys.stdout.flush()
-    os._exit(0)
+    conf = contract.kwargs(a)
+    contract.transactional_main(
+        a, f"kafka-python driver: kafka-python {kafka.__version__}, python {sys.version.split()[0]}, "
+           f"transactional_id {a.transactional_id}",
+        lambda out, stop: TxnClient(kafka.KafkaProducer(**conf), out, stop))
 
 
 if __name__ == "__main__":

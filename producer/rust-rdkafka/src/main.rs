@@ -287,6 +287,46 @@ impl Driver {
     }
 }
 
+/// Ticker paces records at --rate as the Go driver's ticker does: one
+/// record per tick, and no burst to catch up after a slow send beyond the
+/// one tick Go's ticker keeps. Both the idempotent and the transactional
+/// loop take their records from it.
+struct Ticker {
+    /// None sends as fast as the client takes records (--rate 0).
+    interval: Option<Duration>,
+    next: Instant,
+}
+
+impl Ticker {
+    fn new(rate: f64) -> Self {
+        Ticker {
+            interval: (rate > 0.0).then(|| Duration::from_secs_f64(1.0 / rate)),
+            next: Instant::now(),
+        }
+    }
+
+    /// Waits for the next record's tick, asking stop meanwhile (every
+    /// 10 ms at most, and once without a rate); false when stop says to
+    /// send no more.
+    fn wait(&mut self, mut stop: impl FnMut() -> bool) -> bool {
+        let Some(iv) = self.interval else {
+            return !stop();
+        };
+        self.next += iv;
+        loop {
+            if stop() {
+                return false;
+            }
+            let now = Instant::now();
+            if now >= self.next {
+                self.next = now.checked_sub(iv).map_or(self.next, |t| self.next.max(t));
+                return true;
+            }
+            thread::sleep((self.next - now).min(Duration::from_millis(10)));
+        }
+    }
+}
+
 /// librdkafka's syslog-style level number as the crate's level.
 fn log_level(n: i32) -> RDKafkaLogLevel {
     use RDKafkaLogLevel::*;
@@ -402,28 +442,12 @@ fn run() -> Result<(), String> {
         stop.load(Ordering::SeqCst) || shared.dead.load(Ordering::SeqCst)
     };
 
-    // A ticker as the Go driver's: one record per tick, no bursts to
-    // catch up after a slow send beyond the one tick Go's ticker keeps.
-    let interval = (a.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / a.rate));
-    let mut next = Instant::now();
+    let mut ticker = Ticker::new(a.rate);
     let mut counters = vec![0i64; a.partitions as usize];
     let mut sent: i64 = 0;
     let mut i: i64 = 0;
-    'produce: while a.count == 0 || i < a.count {
-        if let Some(iv) = interval {
-            next += iv;
-            loop {
-                if stopping() {
-                    break 'produce;
-                }
-                let now = Instant::now();
-                if now >= next {
-                    next = now.checked_sub(iv).map_or(next, |t| next.max(t));
-                    break;
-                }
-                thread::sleep((next - now).min(Duration::from_millis(10)));
-            }
-        } else if stopping() {
+    while a.count == 0 || i < a.count {
+        if !ticker.wait(&mut stopping) {
             break;
         }
         let part = (i % a.partitions as i64) as i32;
@@ -584,8 +608,7 @@ impl Txns<'_> {
             return;
         }
         let a = self.a;
-        let interval = (a.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / a.rate));
-        let mut next = Instant::now();
+        let mut ticker = Ticker::new(a.rate);
         let mut counters = vec![0i64; a.partitions as usize];
         let mut i: i64 = 0;
         let mut txn: i64 = 0;
@@ -599,23 +622,8 @@ impl Txns<'_> {
             }
             self.step("transaction_begin", txn, None);
             let mut k = 0;
-            'records: while k < a.transaction_size && (a.count == 0 || i < a.count) && !self.dead()
-            {
-                // The idempotent loop's ticker.
-                if let Some(iv) = interval {
-                    next += iv;
-                    loop {
-                        if self.stopped() || self.dead() {
-                            break 'records;
-                        }
-                        let now = Instant::now();
-                        if now >= next {
-                            next = now.checked_sub(iv).map_or(next, |t| next.max(t));
-                            break;
-                        }
-                        thread::sleep((next - now).min(Duration::from_millis(10)));
-                    }
-                } else if self.stopped() {
+            while k < a.transaction_size && (a.count == 0 || i < a.count) && !self.dead() {
+                if !ticker.wait(|| self.stopped() || self.dead()) {
                     break;
                 }
                 let part = (i % a.partitions as i64) as i32;
