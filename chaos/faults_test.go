@@ -114,3 +114,14 @@ func TestCoordinatorOfNeedsATransactionalID(t *testing.T) {
 		t.Errorf("name %q", got)
 	}
 }
+
+// Every fault says what it stands for in the world without kconform and
+// what it cannot reproduce of it: a finding that rests on it is believed
+// only so far.
+func TestEveryFaultStandsForAnEvent(t *testing.T) {
+	for _, f := range FaultTypes {
+		if f.Stands == "" || f.Limits == "" {
+			t.Errorf("%s: say what it stands for (Stands) and what it cannot reproduce (Limits)", f.Name())
+		}
+	}
+}

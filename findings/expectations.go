@@ -173,3 +173,40 @@ func Update(ex []Expectation, records []Record, own func(client string) bool) ([
 	}
 	return out, nil
 }
+
+// expectationFor returns the expectation of the cell key, or nil.
+func expectationFor(ex []Expectation, key string) *Expectation {
+	if i := slices.IndexFunc(ex, func(e Expectation) bool { return e.key() == key }); i >= 0 {
+		return &ex[i]
+	}
+	return nil
+}
+
+// AsExpected returns the why of the cell key's expectation when a run
+// graded g with check (its worst finding's) comes out as it says: g one
+// of its grades, check one of its checks if it names any. A cell without
+// an expectation, or whose expectation says no why, is expected to pass:
+// ok is false then.
+func AsExpected(ex []Expectation, key string, g verify.Grade, check string) (why string, ok bool) {
+	e := expectationFor(ex, key)
+	if e == nil || e.Why == "" || !slices.Contains(e.Grades, g) {
+		return "", false
+	}
+	if len(e.Checks) > 0 && check != "" && !slices.Contains(e.Checks, check) {
+		return "", false
+	}
+	return e.Why, true
+}
+
+// ByDesign returns why the client of the cell key cannot meet its
+// scenario's condition, when its expectation says so: INCONCLUSIVE and
+// nothing else, with a why (a code path of the client that keeps the
+// condition from arising). "" otherwise. Such a cell is skipped with that
+// reason where a run must pass (the main job), never counted as a pass.
+func ByDesign(ex []Expectation, key string) string {
+	e := expectationFor(ex, key)
+	if e == nil || e.Why == "" || len(e.Grades) != 1 || e.Grades[0] != verify.Inconclusive {
+		return ""
+	}
+	return e.Why
+}

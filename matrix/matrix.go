@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/kconform/kconform/driver"
+	"github.com/kconform/kconform/findings"
 	"github.com/kconform/kconform/scenario"
 	"github.com/kconform/kconform/verify"
 )
@@ -238,6 +239,34 @@ type Outcome struct {
 	Seconds float64
 	// Dir is the run's artifacts folder.
 	Dir string
+	// Check is the check of the verdict's worst finding, "" for none.
+	Check string
+}
+
+// Print writes a line per outcome to out: "ok", "as expected" with the
+// why of the cell's expectation (findings.AsExpected) for a run that did
+// not pass but came out as its expectation says, or "NOT OK". It tells
+// whether any run's grade does not pass (the exit status stays the
+// grade's: a FAILED run as expected still fails the command), and says
+// on errw how many were not as expected.
+func Print(out, errw io.Writer, outcomes []Outcome, ex []findings.Expectation) (failed bool) {
+	unexpected := 0
+	for _, o := range outcomes {
+		status, why := "ok", ""
+		if !o.OK {
+			failed = true
+			if w, ok := findings.AsExpected(ex, o.Job.Key(), o.Grade, o.Check); ok && !o.Job.Scenario.Producer.BrokenSequences {
+				status, why = "as expected", " ("+w+")"
+			} else {
+				status, unexpected = "NOT OK", unexpected+1
+			}
+		}
+		fmt.Fprintf(out, "%-11s %s run %d: %s (%.0f s)%s\n", status, o.Job, o.Run, o.Line, o.Seconds, why)
+	}
+	if unexpected > 0 {
+		fmt.Fprintf(errw, "kconform: %d of %d runs not as expected\n", unexpected, len(outcomes))
+	}
+	return failed
 }
 
 // runs is how many runs job starts with.
@@ -383,7 +412,8 @@ func runOnce(ctx context.Context, j Job, slot scenario.Slot, progress io.Writer)
 		}
 	}
 	fmt.Fprintf(progress, "kconform: %s: %s (%.0f s; artifacts in %s)\n", j, line, time.Since(start).Seconds(), res.Dir)
-	return Outcome{Job: j, OK: res.OK(), Grade: res.Verdict.Grade, Line: line, Seconds: time.Since(start).Seconds(), Dir: res.Dir}, nil
+	_, check := findings.Outcome(res.Verdict)
+	return Outcome{Job: j, OK: res.OK(), Grade: res.Verdict.Grade, Check: check, Line: line, Seconds: time.Since(start).Seconds(), Dir: res.Dir}, nil
 }
 
 // prefixed writes whole lines, each with its job's prefix, so concurrent

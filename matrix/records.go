@@ -8,6 +8,7 @@ import (
 
 	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/findings"
+	"github.com/kconform/kconform/scenario"
 )
 
 // ErrUnexpected says a cell's record differs from its expectation; each
@@ -98,10 +99,16 @@ func Recorded(results string) (func(Job) int, error) {
 	for _, r := range records {
 		runs[r.Key()] = len(r.RunList)
 	}
-	return func(j Job) int {
-		at := j.Scenario.For(j.At)
-		return runs[findings.KeyOf(at.Version, string(at.Mode), at.Client, j.Scenario.Name, findings.RecordVariant(j.Scenario.Variant), j.Scenario.ClientDefaults, j.Scenario.AddedList())]
-	}, nil
+	return func(j Job) int { return runs[j.Key()] }, nil
+}
+
+// Key is the key of the record the job's runs go to (findings.KeyOf).
+func (j Job) Key() string { return CellKey(j.Scenario, j.At) }
+
+// CellKey is the key of the record that runs of s at coordinates go to.
+func CellKey(s scenario.Scenario, c scenario.Coordinates) string {
+	at := s.For(c)
+	return findings.KeyOf(at.Version, string(at.Mode), at.Client, s.Name, findings.RecordVariant(s.Variant), s.ClientDefaults, s.AddedList())
 }
 
 // OwnProducer tells whether client is kconform's own in-process producer

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/kconform/kconform/driver"
+	"github.com/kconform/kconform/findings"
 	"github.com/kconform/kconform/internal/cli"
 	"github.com/kconform/kconform/matrix"
 	"github.com/kconform/kconform/scenario"
@@ -44,6 +45,7 @@ func runRun(ctx context.Context, args []string) error {
 	fs.StringVar(&c.Mode, "mode", "", "zk or kraft (default: zk before 4.0, kraft from 4.0)")
 	artifacts := fs.String("artifacts", "artifacts", "folder for histories, verdicts and logs")
 	repeat := fs.Int("repeat", 1, "runs, each on a fresh cluster (for flake counts)")
+	expectations := fs.String("expectations", "results/"+findings.ExpectationsFile, "expectations file: a run that comes out as its cell's expectation says, with its why, is as expected")
 	fs.BoolVar(&c.KnownBad, "known-bad", false, "expect the client's known failure (scenario.KnownBad) instead of a pass")
 	fs.BoolVar(&c.Broken, "broken", false, "run kconform's deliberately broken producer and expect its reset verdict")
 	fs.BoolVar(&c.Strict, "strict", strictDefault(), "a NON-STRICT verdict fails the run too (env KCONFORM_STRICT=1)")
@@ -63,20 +65,15 @@ func runRun(ctx context.Context, args []string) error {
 	if *repeat < 1 {
 		return cli.Usage("--repeat must be at least 1")
 	}
+	ex, err := findings.ReadExpectations(*expectations)
+	if err != nil {
+		return err
+	}
 	results, err := matrix.Run(ctx, []matrix.Job{job}, matrix.Options{Repeat: *repeat, Root: *artifacts, Progress: os.Stderr})
 	if err != nil {
 		return err
 	}
-	bad := 0
-	for _, o := range results {
-		status := "ok"
-		if !o.OK {
-			status, bad = "NOT OK", bad+1
-		}
-		fmt.Printf("%-7s %s run %d: %s (%.0f s)\n", status, o.Job, o.Run, o.Line, o.Seconds)
-	}
-	if bad > 0 {
-		fmt.Fprintf(os.Stderr, "kconform: %d of %d runs not as expected\n", bad, len(results))
+	if matrix.Print(os.Stdout, os.Stderr, results, ex) {
 		return cli.ErrFailed
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/kconform/kconform/findings"
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/scenario"
 )
@@ -53,14 +54,29 @@ func ArtifactsDir() string {
 	if d := os.Getenv("KCONFORM_ARTIFACTS"); d != "" {
 		return d
 	}
+	return filepath.Join(moduleRoot(), "artifacts")
+}
+
+// ExpectationsFile is KCONFORM_EXPECTATIONS, or results/expectations.json
+// at the module root.
+func ExpectationsFile() string {
+	if f := os.Getenv("KCONFORM_EXPECTATIONS"); f != "" {
+		return f
+	}
+	return filepath.Join(moduleRoot(), "results", findings.ExpectationsFile)
+}
+
+// moduleRoot is the folder of go.mod above the working directory (the
+// suites run in suites/), or the working directory.
+func moduleRoot() string {
 	dir, err := os.Getwd()
 	if err != nil {
-		return "artifacts"
+		return "."
 	}
 	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(d, "artifacts")
+			return d
 		}
 	}
-	return filepath.Join(dir, "artifacts")
+	return dir
 }
