@@ -13,24 +13,32 @@
 # Debian it installs what is missing once; otherwise it stops with one line
 # that says what to install (the headers and libraries are optional there).
 set -euo pipefail
+# Every command a driver's preparation runs (its Tools in the client
+# registry, driver/) is checked here: TestRuntimesUpInstallsTheTools fails
+# otherwise.
 missing=()
+# need adds a Debian package to install, once.
+need() { [[ " ${missing[*]} " == *" $1 "* ]] || missing+=("$1"); }
 # The JDK brings java too; a JRE alone has no javac.
-{ command -v java && command -v javac; } >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
-command -v mvn >/dev/null 2>&1 || missing+=(maven)
-command -v node >/dev/null 2>&1 || missing+=(nodejs)
-command -v npm >/dev/null 2>&1 || missing+=(npm)
-command -v python3 >/dev/null 2>&1 || missing+=(python3)
+{ command -v java && command -v javac; } >/dev/null 2>&1 || need openjdk-17-jdk-headless
+command -v mvn >/dev/null 2>&1 || need maven
+command -v node >/dev/null 2>&1 || need nodejs
+command -v npm >/dev/null 2>&1 || need npm
+command -v python3 >/dev/null 2>&1 || need python3
 if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
-  missing+=(python3-venv)
+  need python3-venv
 fi
 # Debian 12's cargo package is Rust 1.63, too old for the rdkafka crate:
 # its cargo-web (1.85 in bookworm, newer from bookworm-security) takes its
 # place, replacing an old cargo.
 cargo_minor=$(cargo --version 2>/dev/null | sed -n 's/^cargo 1\.\([0-9]*\).*/\1/p' || true)
-[ "${cargo_minor:-0}" -ge 85 ] || missing+=(cargo-web)
-command -v make >/dev/null 2>&1 || missing+=(make)
-command -v gcc >/dev/null 2>&1 || missing+=(gcc)
-command -v g++ >/dev/null 2>&1 || missing+=(g++)
+[ "${cargo_minor:-0}" -ge 85 ] || need cargo-web
+command -v make >/dev/null 2>&1 || need make
+command -v gcc >/dev/null 2>&1 || need gcc
+command -v g++ >/dev/null 2>&1 || need g++
+# rust-rdkafka's librdkafka build runs cc and c++: gcc's and g++'s on Debian.
+command -v cc >/dev/null 2>&1 || need gcc
+command -v c++ >/dev/null 2>&1 || need g++
 root_debian=false
 [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ] && root_debian=true
 if $root_debian; then
@@ -39,10 +47,10 @@ if $root_debian; then
   # /usr/bin/node has them only with libnode-dev.
   node=$(readlink -f "$(command -v node 2>/dev/null || echo /usr/bin/node)")
   if [ "$node" = /usr/bin/node ] && [ ! -f /usr/include/node/common.gypi ]; then
-    missing+=(libnode-dev)
+    need libnode-dev
   fi
   for pkg in libssl-dev zlib1g-dev libzstd-dev; do
-    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+    dpkg -s "$pkg" >/dev/null 2>&1 || need "$pkg"
   done
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -19,6 +19,7 @@ var confluentJSClients = []Client{{
 	Version:       "@confluentinc/kafka-javascript " + ConfluentJSVersion + " (librdkafka " + ConfluentJSLibrdkafka + ")",
 	About:         "Confluent's JavaScript client with enable.idempotence=true: its node-rdkafka-style Producer, with a delivery report per record, over the librdkafka " + ConfluentJSLibrdkafka + " its npm package bundles (producer/confluent-js)",
 	Runtime:       "Node.js 18+ with npm, and make, gcc, g++, python3 and Node.js's headers to build it",
+	Tools:         []string{"node", "npm", "make", "gcc", "g++", "python3"},
 	InstalledFrom: "npm",
 	Prepare: nodeDriver{folder: "confluent-js", needs: "Node.js 18 or newer", build: &nodeBuild{
 		// The install script downloads a prebuilt addon unless told to

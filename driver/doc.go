@@ -8,9 +8,11 @@
 // family (franzgo.go, librdkafka.go, java.go, kafkajs.go, python.go): each
 // defines its drivers (name, pinned version, how it is prepared) and its
 // family's dialect (how the scenarios' knobs are spelled, the settings it
-// requires, the timers the seed compresses). Lookup, the --driver help,
-// kconform list, docs/clients.md's client table and docs/timers.md all come
-// from it.
+// requires, the timers the seed compresses, the tools its preparation
+// runs). Lookup, the --driver help, kconform list, docs/clients.md's client
+// table, docs/timers.md, README's prerequisites and CI's clients job all
+// come from it, and ci/runtimes-up.sh is checked against it
+// (generated_test.go).
 //
 // In the flow: cluster -> **traffic** + faults -> history -> verdict ->
 // report. A driver runs a producer client and writes its events.

@@ -115,6 +115,11 @@ func (d *Driver) Prepare(ctx context.Context, progress io.Writer) error {
 		d.command = cmd
 		return nil
 	}
+	for _, tool := range d.client.tools() {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("driver %s: %s is not installed: install %s (as root on Debian, make runtimes installs what is missing)", d.Name, tool, d.client.runtime())
+		}
+	}
 	root, err := ModuleRoot()
 	if err != nil {
 		return err

@@ -22,8 +22,11 @@ const Java = "java"
 const javaMaxInt = "2147483647"
 
 var javaFamily = &Family{
-	Name:     Java,
-	Runtime:  "a JDK 17 (java and javac) and Maven 3",
+	Name:    Java,
+	Runtime: "a JDK 17 (java and javac) and Maven 3",
+	// javac too: the transactional driver is compiled here, and a JRE
+	// alone would fail only the first transactional run.
+	Tools:    []string{"java", "javac"},
 	Settings: javaSettings,
 	// VerifiableProducer sets retries=0, which the idempotent producer
 	// refuses: the client's default goes back.
@@ -91,13 +94,6 @@ func javaSettings(cfg producer.Config) map[string]string {
 // java driver's script.
 func javaTools(version string) func(context.Context, string, io.Writer) ([]string, error) {
 	return func(ctx context.Context, root string, progress io.Writer) ([]string, error) {
-		// javac too: the transactional driver is compiled here, and a
-		// JRE alone would fail only the first transactional run.
-		for _, tool := range []string{"java", "javac"} {
-			if _, err := exec.LookPath(tool); err != nil {
-				return nil, fmt.Errorf("%s is not installed: install a JDK 17 (apt-get install openjdk-17-jdk-headless)", tool)
-			}
-		}
 		dest := filepath.Join(CacheDir(), "kafka-tools-"+version)
 		cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "docker/kafka/resolve.sh"), version, dest, "kafka-tools")
 		cmd.Stderr = progress

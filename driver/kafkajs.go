@@ -16,6 +16,7 @@ const KafkaJSVersion = "2.2.4"
 var kafkaJSFamily = &Family{
 	Name:     KafkaJS,
 	Runtime:  "Node.js 18+ with npm",
+	Tools:    []string{"node", "npm"},
 	Settings: kafkaJSSettings,
 	Compressed: []Timer{
 		{"metadataMaxAge", "3000", "300000", "the longest the client goes without asking for metadata, against minutes of outage"},

@@ -27,8 +27,10 @@ const (
 )
 
 var librdkafkaFamily = &Family{
-	Name:     Librdkafka,
-	Runtime:  "gcc (cgo); built on first use",
+	Name:    Librdkafka,
+	Runtime: "gcc (cgo)",
+	// cgo's C compiler.
+	Tools:    []string{"gcc"},
 	Settings: librdkafkaSettings,
 	Compressed: []Timer{
 		{"topic.metadata.refresh.interval.ms", "1000", "300000", "the periodic topic metadata refresh, against minutes of outage"},
@@ -61,11 +63,14 @@ var librdkafkaClients = []Client{
 		Prepare: goBuild("producer/rdkafka", "kconform-rdkafka"),
 	},
 	{
-		Name:          RustRdkafka,
-		Family:        librdkafkaFamily,
-		Version:       "rdkafka " + RustRdkafkaVersion + " (librdkafka " + RustRdkafkaLibrdkafka + ")",
-		About:         "the Rust crate rdkafka (a ThreadedProducer) with the librdkafka it bundles, built from source by cargo: a second binding of librdkafka, printing the librdkafka driver's events (producer/rust-rdkafka)",
-		Runtime:       "Rust 1.85+ with cargo, g++ and make",
+		Name:    RustRdkafka,
+		Family:  librdkafkaFamily,
+		Version: "rdkafka " + RustRdkafkaVersion + " (librdkafka " + RustRdkafkaLibrdkafka + ")",
+		About:   "the Rust crate rdkafka (a ThreadedProducer) with the librdkafka it bundles, built from source by cargo: a second binding of librdkafka, printing the librdkafka driver's events (producer/rust-rdkafka)",
+		Runtime: "Rust 1.85+ with cargo, g++ and make",
+		// rdkafka-sys builds librdkafka with its configure script and
+		// make, which wants a C++ compiler too (its C++ library).
+		Tools:         []string{"cargo", "make", "cc", "c++"},
 		InstalledFrom: "crates.io",
 		Prepare:       cargoBuild("producer/rust-rdkafka", "kconform-rust-rdkafka"),
 	},

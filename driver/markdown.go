@@ -20,12 +20,12 @@ func ClientsMarkdown() string {
 		for _, a := range c.Aliases {
 			name += " (`" + a + "`)"
 		}
-		runs := c.Family.Runtime
-		if c.Runtime != "" {
-			runs = c.Runtime
-		}
-		if c.InstalledFrom != "" {
+		runs := c.runtime()
+		switch {
+		case c.InstalledFrom != "":
 			runs += "; installed from " + c.InstalledFrom + " on first use"
+		case c.Prepare != nil:
+			runs += "; built on first use"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", name, c.Version, runs, c.About)
 	}
@@ -126,4 +126,57 @@ func codeList(names []string) string {
 		return "-"
 	}
 	return "`" + strings.Join(names, "`, `") + "`"
+}
+
+// prerequisitesMarkdown renders README's prerequisites that the registry
+// decides: the runtimes the client drivers need, each with the drivers
+// that need it, and the package registries they are installed from.
+func prerequisitesMarkdown() string {
+	var runtimes []string
+	needs := map[string][]string{}
+	registries := []string{"the Go module proxy"}
+	for _, c := range registry {
+		if c.Prepare == nil {
+			continue // in process: kconform's own Go
+		}
+		r := c.runtime()
+		if needs[r] == nil {
+			runtimes = append(runtimes, r)
+		}
+		needs[r] = append(needs[r], "`"+c.Name+"`")
+		if c.InstalledFrom != "" && !slices.Contains(registries, c.InstalledFrom) {
+			registries = append(registries, c.InstalledFrom)
+		}
+	}
+	var parts []string
+	for _, r := range runtimes {
+		parts = append(parts, r+" for "+andList(needs[r]))
+	}
+	return wrapItem("Linux with Go 1.26 and Maven 3 (the Kafka images' jars), and for the client drivers: "+
+		strings.Join(parts, "; ")+". As root on Debian, `make test` and the matrix install what is missing (`make runtimes`).") +
+		wrapItem("Network access to "+andList(append(registries, "Debian's mirror"))+". **No image registry is needed**: "+
+			"every image is built locally from Debian packages and Maven Central.")
+}
+
+// andList joins items as prose: "a", "a and b", "a, b and c".
+func andList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// wrapItem renders text as a Markdown list item wrapped at 100 columns,
+// as README's prose is.
+func wrapItem(text string) string {
+	var b strings.Builder
+	line := "-"
+	for _, w := range strings.Fields(text) {
+		if len(line)+1+len(w) > 100 {
+			b.WriteString(line + "\n")
+			line = " "
+		}
+		line += " " + w
+	}
+	return b.String() + line + "\n"
 }

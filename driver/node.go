@@ -52,11 +52,6 @@ type nodeBuild struct {
 // the cache, and returns its driver.js run by node with those packages on
 // NODE_PATH (the tree holds no node_modules).
 func (n nodeDriver) prepare(ctx context.Context, root string, progress io.Writer) ([]string, error) {
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return nil, fmt.Errorf("%s is not installed: install %s with npm (apt-get install nodejs npm)", tool, n.needs)
-		}
-	}
 	src := filepath.Join(root, "producer", n.folder)
 	node := "node"
 	if n.minNode != "" {
@@ -78,10 +73,7 @@ func (n nodeDriver) prepare(ctx context.Context, root string, progress io.Writer
 	name := n.folder
 	var env []string
 	if n.build != nil {
-		var err error
-		if env, err = nativeBuildEnv(n.build, node); err != nil {
-			return nil, err
-		}
+		env = nativeBuildEnv(n.build, node)
 		// A native addon loads only into the Node.js ABI it was built
 		// for: another node gets a build of its own.
 		out, err := exec.CommandContext(ctx, node, "-p", "process.versions.modules").Output()
@@ -136,17 +128,12 @@ func npmCI(ctx context.Context, src, name string, build *nodeBuild, env []string
 	})
 }
 
-// nativeBuildEnv checks the tools a native addon's build needs and
-// returns npm's environment for it: the build's own settings, the node
-// that will run the addon first on PATH when it is not the host's, and
-// that node's headers where they are on this machine, so that node-gyp
-// need not download them.
-func nativeBuildEnv(build *nodeBuild, node string) ([]string, error) {
-	for _, tool := range []string{"make", "gcc", "g++", "python3"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return nil, fmt.Errorf("%s is not installed: install it to build the client from source (apt-get install make gcc g++ python3)", tool)
-		}
-	}
+// nativeBuildEnv returns npm's environment for a native addon's build
+// (whose tools its client's Tools name): the build's own settings, the
+// node that will run the addon first on PATH when it is not the host's,
+// and that node's headers where they are on this machine, so that
+// node-gyp need not download them.
+func nativeBuildEnv(build *nodeBuild, node string) []string {
 	env := slices.Clone(build.env)
 	if node != "node" {
 		env = append(env, "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -154,7 +141,7 @@ func nativeBuildEnv(build *nodeBuild, node string) ([]string, error) {
 	if dir := nodeHeaders(node); dir != "" {
 		env = append(env, "npm_config_nodedir="+dir)
 	}
-	return env, nil
+	return env
 }
 
 // nodeHeaders is the install prefix of node when its include/node holds

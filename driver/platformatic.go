@@ -19,6 +19,7 @@ const PlatformaticVersion = "2.12.1"
 var platformaticFamily = &Family{
 	Name:     Platformatic,
 	Runtime:  "Node.js with npm (older than the 22.22 its engines field asks, it runs on a Node.js 22 from npm)",
+	Tools:    []string{"node", "npm"},
 	Settings: platformaticSettings,
 	Compressed: []Timer{
 		{"metadataMaxAge", "3000", "5000", "the oldest metadata a send still uses before asking again, the same 3 s as the other clients; its default is already short, as it asks before a send rather than on a timer"},

@@ -58,14 +58,6 @@ func goBuild(dir, binary string) func(context.Context, string, io.Writer) ([]str
 // and not librdkafka (minutes).
 func cargoBuild(dir, binary string) func(context.Context, string, io.Writer) ([]string, error) {
 	return func(ctx context.Context, root string, progress io.Writer) ([]string, error) {
-		// rdkafka-sys builds librdkafka with its configure script and
-		// make, which wants a C++ compiler too (its C++ library).
-		for _, tool := range []string{"cargo", "make", "cc", "c++"} {
-			if _, err := exec.LookPath(tool); err != nil {
-				return nil, fmt.Errorf("%s is not installed: install Rust 1.85 or newer with cargo, g++ and make "+
-					"(Debian 12: apt-get install cargo-web g++ make, as its cargo package is Rust 1.63; or rustup)", tool)
-			}
-		}
 		src := filepath.Join(root, dir)
 		sources, err := filepath.Glob(filepath.Join(src, "src", "*.rs"))
 		if err != nil {

@@ -2,10 +2,8 @@ package driver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -37,9 +35,13 @@ const (
 
 const pythonRuntime = "Python 3.9+ with venv"
 
+// pythonTools are what the Python clients' venv is made with.
+var pythonTools = []string{"python3"}
+
 var aiokafkaFamily = &Family{
 	Name:     AIOKafka,
 	Runtime:  pythonRuntime,
+	Tools:    pythonTools,
 	Settings: aiokafkaSettings,
 	Compressed: []Timer{
 		{"metadata_max_age_ms", "3000", "300000", "the longest the client goes without asking for metadata, against minutes of outage; its retry backoff (100 ms) is already short"},
@@ -49,6 +51,7 @@ var aiokafkaFamily = &Family{
 var kafkaPythonFamily = &Family{
 	Name:     KafkaPython,
 	Runtime:  pythonRuntime,
+	Tools:    pythonTools,
 	Settings: kafkaPythonSettings,
 	Compressed: []Timer{
 		{"metadata_max_age_ms", "3000", "300000", "the longest the client goes without asking for metadata, against minutes of outage"},
@@ -84,6 +87,7 @@ var confluentKafkaPythonClients = []Client{
 		Name:          ConfluentKafkaPython,
 		Family:        librdkafkaFamily,
 		Runtime:       pythonRuntime,
+		Tools:         pythonTools,
 		Version:       "confluent-kafka-python " + ConfluentKafkaPythonVersion + " (librdkafka " + ConfluentKafkaPythonLibrdkafka + ")",
 		About:         "confluent-kafka-python with its bundled librdkafka " + ConfluentKafkaPythonLibrdkafka + " (the PyPI wheel), enable.idempotence=true and librdkafka's own settings (transactional.id in a transactional run); delivery reports are served by poll() between records (producer/python)",
 		InstalledFrom: "PyPI",
@@ -139,9 +143,6 @@ func kafkaPythonSettings(cfg producer.Config) map[string]string {
 // the driver script run by its interpreter.
 func pythonVenv(script string) func(context.Context, string, io.Writer) ([]string, error) {
 	return func(ctx context.Context, root string, progress io.Writer) ([]string, error) {
-		if _, err := exec.LookPath("python3"); err != nil {
-			return nil, errors.New("python3 is not installed: install Python 3.9 or newer with venv (apt-get install python3 python3-venv)")
-		}
 		src := filepath.Join(root, "producer/python")
 		dir, err := installed(ctx, src, "python-clients", []string{"requirements.txt"}, progress, func(ctx context.Context, dir string) error {
 			if err := runQuiet(ctx, dir, "python3", "-m", "venv", dir); err != nil {

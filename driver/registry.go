@@ -33,6 +33,9 @@ type Client struct {
 	// confluent-js and confluent-kafka-python are librdkafka under Rust,
 	// Node.js and Python).
 	Runtime string
+	// Tools are the commands its preparation runs, when they are not its
+	// family's (Family.Tools).
+	Tools []string
 	// InstalledFrom is the package registry its client is installed from
 	// on first use (Maven Central, npm, PyPI); "" for one built from
 	// kconform's tree or run in process.
@@ -59,8 +62,14 @@ type Family struct {
 	// (scenario.Scenario.ClientSettings, Compressed).
 	Name string
 	// Runtime is what the host needs to run its drivers, in words, unless
-	// a client says otherwise (Client.Runtime).
+	// a client says otherwise (Client.Runtime): README's prerequisites
+	// and docs/clients.md say it.
 	Runtime string
+	// Tools are the commands on PATH its drivers' preparation runs,
+	// unless a client says otherwise (Client.Tools). Prepare checks them
+	// first, so that a missing one is one line saying what to install,
+	// and ci/runtimes-up.sh must install each (TestRuntimesUpInstallsTheTools).
+	Tools []string
 	// Settings spells the knobs of the bundled producer's Config that
 	// every client has (request and delivery timeouts, linger, in-flight
 	// limit, retries) in the family's own names; nil when the client
@@ -102,6 +111,22 @@ const driverWithoutTransactions = "the client has a transactional producer, but 
 // here once; a new version of a library only touches its family's file.
 var registry = slices.Concat(franzGoClients, librdkafkaClients, confluentJSClients, confluentKafkaPythonClients,
 	javaClients, kafkaJSClients, platformaticClients, pythonClients)
+
+// runtime is what the host needs to run c, in words.
+func (c Client) runtime() string {
+	if c.Runtime != "" {
+		return c.Runtime
+	}
+	return c.Family.Runtime
+}
+
+// tools are the commands on PATH that preparing c runs.
+func (c Client) tools() []string {
+	if c.Tools != nil {
+		return c.Tools
+	}
+	return c.Family.Tools
+}
 
 // Clients returns the built-in drivers in registry order.
 func Clients() []Client { return slices.Clone(registry) }
