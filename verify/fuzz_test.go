@@ -196,15 +196,28 @@ func (c *legalClient) mutate(kind, arg byte) (want []CheckID, grade Grade, ok bo
 }
 
 // FuzzVerifier: a legal client's histories pass; one illegal step planted
-// in one is always found, with the grade it deserves. Run with
+// in one is always found, with the grade it deserves. data[0] from 0x80
+// runs a transactional client (fuzzTxn). Run with
 // go test -fuzz FuzzVerifier ./verify (make fuzz FUZZTIME=10m).
 func FuzzVerifier(f *testing.F) {
 	f.Add([]byte{1, 2, 3, 4, 5})
 	f.Add([]byte{8, 8, 245, 8, 8, 251, 8})
 	f.Add([]byte{17, 1, 34, 2, 3})
 	f.Add([]byte{9, 10, 74, 11, 27, 12, 13, 14, 142, 15, 0, 1})
+	// Transactional producers (data[0] from 0x80; 0x40 adds transaction
+	// version 2's epoch bump at every end): one of each planted class.
+	f.Add([]byte{0x80, 0, 0, 16, 1, 6, 0, 7, 8, 0})
+	f.Add([]byte{0xc1, 1, 0, 16, 6, 1, 17, 6, 0})
+	f.Add([]byte{0x82, 0, 0, 1, 6, 17, 7})
+	f.Add([]byte{0xc3, 1, 0, 1, 8, 6})
+	f.Add([]byte{0x84, 0, 0, 1, 6, 0, 7})
+	f.Add([]byte{0xc5, 1, 0, 17, 6, 0, 249})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 2 || len(data) > 200 {
+			return
+		}
+		if data[0]&0x80 != 0 {
+			fuzzTxn(t, data)
 			return
 		}
 		c := legalHistory(data[2:])
@@ -246,5 +259,213 @@ func BenchmarkVerify1M(b *testing.B) {
 		if v := Check(&bl.h, Options{}); v.Grade != Pass {
 			b.Fatal(v.Paragraph)
 		}
+	}
+}
+
+// txnClient is a model of a correct transactional producer, for the
+// fuzzer: it runs numbered transactions over partitions 0 and 1, each
+// batch on the wire and in the log, ends each with its markers (under
+// transaction version 2 the EndTxn answer bumps the epoch, KIP-890 part
+// 2, and every partition starts again at 0), fails a record only with a
+// refusal before the append and then aborts, and may be fenced by
+// another producer with its transactional id, after which it stops.
+type txnClient struct {
+	*txnBuilder
+	tv2    bool
+	n      int64
+	open   bool
+	parts  map[int32]bool
+	fenced bool
+}
+
+func newTxnClient(tv2 bool) *txnClient {
+	return &txnClient{txnBuilder: newTxnBuilder(), tv2: tv2, parts: map[int32]bool{}}
+}
+
+func (c *txnClient) begin() {
+	c.step(history.TxnBegin, c.n, "")
+	c.open = true
+	clear(c.parts)
+}
+
+// produce writes k new records of partition p in the open transaction.
+func (c *txnClient) produce(p int32, k int) {
+	if !c.open {
+		c.begin()
+	}
+	c.batch(p, k, c.n, c.pid, true)
+	c.wireBatch(0)
+	c.parts[p] = true
+}
+
+// end ends the open transaction as the client reports it, with a marker
+// on each partition it wrote unless unmarked says otherwise.
+func (c *txnClient) end(commit bool, unmarked int32) {
+	if !c.open {
+		return
+	}
+	if c.tv2 {
+		c.endBumped(commit)
+	} else {
+		c.endTxn(commit, 0, false)
+	}
+	kind := map[bool]string{true: history.ControlCommit, false: history.ControlAbort}[commit]
+	for _, p := range both {
+		if c.parts[p] && p != unmarked {
+			c.marker(p, kind)
+		}
+	}
+	c.step(map[bool]string{true: history.TxnCommit, false: history.TxnAbort}[commit], c.n, "")
+	c.n++
+	c.open = false
+}
+
+// step applies one legal move chosen by op.
+func (c *txnClient) move(op byte) {
+	if c.fenced {
+		return
+	}
+	p := int32(op % 2)
+	switch op % 10 {
+	case 6:
+		c.end(true, -1)
+	case 7:
+		c.end(false, -1)
+	case 8: // a record refused before the append: the transaction aborts
+		if !c.open {
+			c.begin()
+		}
+		c.refused(p, 1, c.n, c.seq[p], kerr.InvalidRecord.Code)
+		c.end(false, -1)
+	case 9: // another producer takes the transactional id (op high: only then)
+		if op < 0xf0 {
+			c.produce(p, 1)
+			return
+		}
+		c.fencedNow()
+	default:
+		c.produce(p, int(op>>4)%3+1)
+	}
+}
+
+// fencedNow has another producer take over the transactional id: its
+// InitProducerId aborts the open transaction (the markers at its epoch),
+// it commits one record of no run per partition, and the client, fenced,
+// reports its commit failed and stops.
+func (c *txnClient) fencedNow() {
+	c.tick(time.Second)
+	epoch := c.epoch + 1
+	c.h.Faults = append(c.h.Faults, history.Fault{Time: c.now, Action: history.ActionFence, Target: `transactional id "kc"`, Producer: &history.ProducerEpoch{ID: c.pid, Epoch: epoch}})
+	old := c.epoch
+	c.epoch = epoch
+	for _, p := range both {
+		if c.open && c.parts[p] {
+			c.marker(p, history.ControlAbort)
+		}
+	}
+	for _, p := range both {
+		c.h.Log = append(c.h.Log, history.LogBatch{Partition: p, BaseOffset: c.offsets[p], ProducerID: c.pid, Epoch: epoch, Count: 1, Transactional: true,
+			Records: []history.LogRecord{{Offset: c.offsets[p], Counter: -1}}})
+		c.offsets[p]++
+		c.marker(p, history.ControlCommit)
+	}
+	c.epoch = old
+	if c.open {
+		c.step(history.TxnCommit, c.n, "PRODUCER_FENCED")
+	}
+	c.fatal("fenced: PRODUCER_FENCED")
+	c.fenced = true
+}
+
+// legalTxnHistory builds a legal transactional history from fuzz bytes.
+func legalTxnHistory(tv2 bool, data []byte) *txnClient {
+	c := newTxnClient(tv2)
+	for _, op := range data {
+		c.move(op)
+	}
+	return c
+}
+
+// mutate plants one illegal step of the transactional classes (issue 34:
+// 2, 3, 4, 5 and 7) after the legal history, and says which check must
+// find it and the grade it makes (want nil: no finding worse than the
+// grade, INCONCLUSIVE with no FAILED).
+func (c *txnClient) mutate(kind, arg byte) (want []CheckID, grade Grade, ok bool) {
+	if c.fenced {
+		return nil, "", false
+	}
+	p := int32(arg % 2)
+	switch kind % 6 {
+	case 0, 1: // 2: the founding bug inside a transaction
+		if c.seq[p] == 0 {
+			return nil, "", false
+		}
+		if !c.open {
+			c.begin()
+		}
+		if kind%6 == 0 { // refused, the records failed, the transaction aborted
+			c.refused(p, 1, c.n, 0, kerr.OutOfOrderSequenceNumber.Code)
+			c.end(false, -1)
+		} else { // written by a broker that lost the producer's state
+			c.seq[p] = 0
+			c.produce(p, 1)
+			c.end(true, -1)
+		}
+		return []CheckID{LegalReset}, Failed, true
+	case 2: // 3: records without a marker of their own, ended by the next commit
+		c.end(true, -1)
+		c.produce(p, 1)
+		c.step(history.TxnCommit, c.n, "")
+		c.n++
+		c.open = false
+		c.produce(p, 1)
+		c.end(true, -1)
+		return []CheckID{TxnAtomic}, Failed, true
+	case 3: // 4: a commit reported over a record reported failed and sent
+		c.produce(p, 1)
+		c.refused(1-p, 1, c.n, c.seq[1-p], kerr.InvalidRecord.Code)
+		c.end(true, -1)
+		return []CheckID{CommitAcknowledged}, Failed, true
+	case 4: // 5: a transaction number used twice
+		c.end(true, -1)
+		if c.n == 0 {
+			return nil, "", false
+		}
+		c.n--
+		c.produce(p, 1)
+		c.end(arg&1 == 0, -1)
+		return nil, Inconclusive, true
+	default: // 7: a batch that says one record but carries two
+		c.produce(p, 2)
+		c.h.Log[len(c.h.Log)-1].Count = 1
+		c.h.Wire[len(c.h.Wire)-2].Batches[0].Count = 1
+		c.seq[p]--
+		c.produce(p, 1)
+		c.end(true, -1)
+		return []CheckID{LegalReset}, Failed, true
+	}
+}
+
+// fuzzTxn is FuzzVerifier's transactional half: a legal transactional
+// client's history passes, one with a planted mistake is found.
+func fuzzTxn(t *testing.T, data []byte) {
+	tv2 := data[0]&0x40 != 0
+	c := legalTxnHistory(tv2, data[2:])
+	c.end(data[1]&1 == 0, -1)
+	if v := Check(c.finish(), Options{}); v.Grade != Pass && (v.Grade != Inconclusive || v.Stats.Acked > 0) {
+		t.Fatalf("legal transactional history (tv2 %v) graded %s: %s", tv2, v.Grade, v.Paragraph)
+	}
+	c = legalTxnHistory(tv2, data[2:])
+	want, grade, ok := c.mutate(data[0]&0x3f, data[1])
+	if !ok {
+		return
+	}
+	v := Check(c.finish(), Options{})
+	found := len(want) == 0
+	for _, id := range want {
+		found = found || v.First(id) != nil
+	}
+	if !found || v.Grade != grade || len(want) == 0 && v.First(TxnAtomic) != nil {
+		t.Fatalf("illegal transactional step (%s, %s, tv2 %v) not found: %s %s", want, grade, tv2, v.Grade, v.Paragraph)
 	}
 }
