@@ -21,8 +21,9 @@ import (
 type nodeDriver struct {
 	// folder is its folder under producer/, and its folder in the cache.
 	folder string
-	// needs says which Node.js it runs on, for the one line a missing
-	// runtime gives ("Node.js 18 or newer").
+	// needs says which Node.js it runs on ("Node.js 22.22 or newer"), for
+	// the error when neither the host's node nor the pinned one will do
+	// (a missing node is its client's Tools' error).
 	needs string
 	// minNode is the oldest Node.js its client runs on ("22.22.0"), or ""
 	// for any: on an older host node the driver runs on the Node.js that
