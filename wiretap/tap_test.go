@@ -36,6 +36,7 @@ func tapped(t testing.TB, partitions int32) (*kfake.Cluster, *Tap) {
 func produceThrough(t *testing.T, c *kfake.Cluster, tap *Tap, cfg producer.Config) (*history.History, *verify.Verdict) {
 	t.Helper()
 	cfg.Brokers, cfg.Topic, cfg.RunID = tap.Addrs(), kfaketest.Topic, "tap"
+	cfg.Extra = fastRetries(cfg.Extra)
 	var out bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -43,6 +44,17 @@ func produceThrough(t *testing.T, c *kfake.Cluster, tap *Tap, cfg producer.Confi
 		t.Fatal(err)
 	}
 	return kfaketest.Judge(t, c, "tap", out.Bytes(), tap.Wire(), tap.Faults())
+}
+
+// fastRetries sets kgo's metadata and retry pauses to kfake's speed: a
+// fault's recovery then takes as long as kfake needs, not the pauses
+// kgo leaves between tries against a real cluster (5 s of metadata age).
+func fastRetries(extra map[string]string) map[string]string {
+	out := map[string]string{"metadata.min.age.ms": "50", "retry.backoff.ms": "50"}
+	for k, v := range extra {
+		out[k] = v
+	}
+	return out
 }
 
 func count(h *history.History, kind string) int {
