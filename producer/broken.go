@@ -64,7 +64,7 @@ func runBroken(ctx context.Context, cfg Config, ev *events) (Stats, error) {
 		value := history.Payload(cfg.RunID, p, counter)
 		sent.Add(1)
 		for attempt := 0; ; attempt++ {
-			offset, code, err := produceOne(ctx, cl, cfg.Topic, p, pid, epoch, seqs[p], value, cfg.RequestTimeout)
+			offset, code, err := produceOne(ctx, cl, cfg.Topic, p, pid, epoch, seqs[p], value, cfg.RequestTimeout, nil)
 			part, c := p, counter
 			line := history.ClientLine{Topic: cfg.Topic, Partition: &part, Value: string(value), Counter: &c, RunID: cfg.RunID, ProducerID: &pid, Epoch: &epoch}
 			if err == nil && code == 0 {
@@ -104,8 +104,9 @@ func runBroken(ctx context.Context, cfg Config, ev *events) (Stats, error) {
 }
 
 // produceOne sends one single-record idempotent batch to the partition's
-// leader and returns the offset and error code of the answer.
-func produceOne(ctx context.Context, cl *kgo.Client, topic string, partition int32, pid int64, epoch int16, seq int32, value []byte, timeout time.Duration) (int64, int16, error) {
+// leader, transactional when txnID is not nil, and returns the offset and
+// error code of the answer.
+func produceOne(ctx context.Context, cl *kgo.Client, topic string, partition int32, pid int64, epoch int16, seq int32, value []byte, timeout time.Duration, txnID *string) (int64, int16, error) {
 	td, err := kadm.NewClient(cl).ListTopics(ctx, topic)
 	if err != nil {
 		return -1, 0, err
@@ -115,11 +116,11 @@ func produceOne(ctx context.Context, cl *kgo.Client, topic string, partition int
 		return -1, 0, errors.New("no leader")
 	}
 	req := kmsg.NewPtrProduceRequest()
-	req.Acks, req.TimeoutMillis = -1, int32(timeout.Milliseconds())
+	req.Acks, req.TimeoutMillis, req.TransactionID = -1, int32(timeout.Milliseconds()), txnID
 	rt := kmsg.NewProduceRequestTopic()
 	rt.Topic, rt.TopicID = topic, td[topic].ID
 	rp := kmsg.NewProduceRequestTopicPartition()
-	rp.Partition, rp.Records = partition, recordBatch(pid, epoch, seq, value)
+	rp.Partition, rp.Records = partition, recordBatch(pid, epoch, seq, value, txnID != nil)
 	rt.Partitions = append(rt.Partitions, rp)
 	req.Topics = append(req.Topics, rt)
 	rctx, cancel := context.WithTimeout(ctx, timeout+5*time.Second)
@@ -136,8 +137,9 @@ func produceOne(ctx context.Context, cl *kgo.Client, topic string, partition int
 	return r.BaseOffset, r.ErrorCode, nil
 }
 
-// recordBatch encodes one uncompressed v2 batch holding one record.
-func recordBatch(pid int64, epoch int16, seq int32, value []byte) []byte {
+// recordBatch encodes one uncompressed v2 batch holding one record,
+// with the transactional attribute when transactional.
+func recordBatch(pid int64, epoch int16, seq int32, value []byte, transactional bool) []byte {
 	r := kmsg.NewRecord()
 	r.Value = value
 	body := r.AppendTo(nil)[1:] // everything after a zero length varint
@@ -147,6 +149,9 @@ func recordBatch(pid int64, epoch int16, seq int32, value []byte) []byte {
 	b := kmsg.NewRecordBatch()
 	b.Magic, b.ProducerID, b.ProducerEpoch, b.FirstSequence = 2, pid, epoch, seq
 	b.NumRecords, b.Records, b.FirstTimestamp, b.MaxTimestamp = 1, records, now, now
+	if transactional {
+		b.Attributes |= 0x10 // the record batch's isTransactional bit
+	}
 	raw := b.AppendTo(nil)
 	b.Length = int32(len(raw) - 12)
 	raw = b.AppendTo(nil)
@@ -173,9 +178,16 @@ const (
 	// whatever becomes of the transaction (txn-atomic), an aborted one's
 	// included.
 	TxnWritesOutside TxnBreak = "writes-outside"
+	// TxnResetsSequence is the founding bug inside a transaction: a raw
+	// transactional producer (runBrokenTxn) that, after any failed produce
+	// request, starts every partition's sequence again at 0 under the same
+	// producer id and epoch, in the same transaction (legal-reset).
+	TxnResetsSequence TxnBreak = "resets-sequence"
 )
 
-func (b TxnBreak) known() bool { return b == TxnClaimsCommit || b == TxnWritesOutside }
+func (b TxnBreak) known() bool {
+	return b == TxnClaimsCommit || b == TxnWritesOutside || b == TxnResetsSequence
+}
 
 // ends says how a transaction due to commit (or not) is really ended:
 // THE BUG of TxnClaimsCommit aborts odd-numbered ones due to commit.

@@ -133,7 +133,7 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("the broken-sequence producer is not transactional: drop the transactional id")
 	}
 	if c.BrokenTransactions != "" && !c.BrokenTransactions.known() {
-		return c, fmt.Errorf("broken transactions %q: want %s or %s", c.BrokenTransactions, TxnClaimsCommit, TxnWritesOutside)
+		return c, fmt.Errorf("broken transactions %q: want %s, %s or %s", c.BrokenTransactions, TxnClaimsCommit, TxnWritesOutside, TxnResetsSequence)
 	}
 	if c.Transactional() && c.TransactionSize == 0 {
 		c.TransactionSize = DefaultTransactionSize

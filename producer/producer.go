@@ -102,8 +102,12 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Stats, error) {
 		ev.emit(history.ClientLine{Name: history.ProducerFatal, Message: err.Error(), RunID: cfg.RunID})
 		return st, err
 	}
-	if cfg.BrokenSequences {
-		st, err := runBroken(ctx, cfg, ev)
+	if cfg.BrokenSequences || cfg.BrokenTransactions == TxnResetsSequence {
+		run := runBroken
+		if cfg.BrokenTransactions == TxnResetsSequence {
+			run = runBrokenTxn
+		}
+		st, err := run(ctx, cfg, ev)
 		if err != nil {
 			return fatal(err)
 		}

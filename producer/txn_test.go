@@ -3,9 +3,11 @@ package producer
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -321,4 +323,28 @@ func TestTransactionalProducerStopped(t *testing.T) {
 			t.Fatalf("a transaction left open at the stop: %+v (waited %d ms)", p, h.ReadCommitted.WaitedMS)
 		}
 	}
+}
+
+// The broken producer made transactional (TxnResetsSequence) is
+// convicted: one lost produce request makes it start its sequences again
+// at 0 inside the transaction, under the same producer id and epoch. kfake
+// answers the reused sequence as a duplicate with the earlier offset, so
+// without the tap's wire the log convicts it of acked-lost (through the
+// tap, on a real cluster, legal-reset).
+func TestBrokenTransactionalSequencesAreConvicted(t *testing.T) {
+	c := kfaketest.Cluster(t, 2)
+	var n atomic.Int32
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		if n.Add(1) != 14 {
+			c.KeepControl()
+			return nil, nil, false
+		}
+		return nil, errors.New("dropped by test"), true // one lost connection
+	})
+	events, _ := runTxn(t, c, Config{Partitions: 2, Count: 60, RunID: "bad", TransactionalID: "kc-bad", TransactionSize: 10, BrokenTransactions: TxnResetsSequence, RequestTimeout: 2 * time.Second})
+	_, v := kfaketest.Judge(t, c, "bad", events, nil, nil)
+	if v.Grade != verify.Failed || v.First(verify.LegalReset) == nil && v.First(verify.AckedLost) == nil {
+		t.Fatalf("want FAILED legal-reset or acked-lost, got %s: %s\n%s", v.Grade, v.Paragraph, events)
+	}
+	t.Log(v.OneLine())
 }
