@@ -102,12 +102,30 @@ type partitionLog struct {
 	max     int64
 }
 
-func (p *partitionLog) at(offset int64) (history.LogRecord, bool) {
+// at returns the records at offset: one in a well-formed log, more in a
+// malformed one (checkLogShape reports it), whose every record must be
+// weighed so a finding names where a record really is.
+func (p *partitionLog) at(offset int64) []history.LogRecord {
 	i := sort.Search(len(p.records), func(i int) bool { return p.records[i].Offset >= offset })
-	if i < len(p.records) && p.records[i].Offset == offset {
-		return p.records[i], true
+	j := i
+	for j < len(p.records) && p.records[j].Offset == offset {
+		j++
 	}
-	return history.LogRecord{}, false
+	return p.records[i:j]
+}
+
+// holding returns the record of at(offset) with counter, or the first
+// record there; ok is false when nothing is at offset.
+func holding(rs []history.LogRecord, counter int64) (r history.LogRecord, ok bool) {
+	for _, r := range rs {
+		if r.Counter == counter {
+			return r, true
+		}
+	}
+	if len(rs) == 0 {
+		return history.LogRecord{}, false
+	}
+	return rs[0], true
 }
 
 // accounting is what became of the records the client sent: each must be
@@ -124,6 +142,81 @@ type accounting struct {
 	// record (silent gaps); lostUnresolved those past every record seen;
 	// pending those the driver reported without an outcome at its stop.
 	holes, lostUnresolved, pending int64
+	// logMalformed says the log read back has offsets out of order or
+	// twice (checkLogShape): records are looked up by offset after a sort.
+	logMalformed bool
+	// acked and failed are the records with an outcome, by the key
+	// checkRecords names them with, for dating liveness findings.
+	acked, failed recordSet
+	key           func(int32) int32
+}
+
+// checkLogShape holds the log read back to what a log is: per partition,
+// batches at rising base offsets, records at rising offsets, one record
+// per offset, and control batches holding a marker, no producer's
+// records. Anything else is malformed input (a broken read-back or a
+// forged history): the verdict stands only on what the log still shows
+// (a FAILED finding from it), the rest INCONCLUSIVE. A log whose base
+// offsets go backwards is judged in offset order.
+func (c *checker) checkLogShape() {
+	type last struct {
+		base, offset int64
+		seen         bool
+	}
+	prev := map[int32]*last{}
+	var twice, backwards, control []string
+	for i := range c.h.Log {
+		b := &c.h.Log[i]
+		l := prev[b.Partition]
+		if l == nil {
+			l = &last{base: -1, offset: -1}
+			prev[b.Partition] = l
+		}
+		if l.seen && b.BaseOffset <= l.base {
+			backwards = append(backwards, fmt.Sprintf("partition %d: a batch at base offset %d after one at %d", b.Partition, b.BaseOffset, l.base))
+		}
+		l.base, l.seen = b.BaseOffset, true
+		if b.Control && ofRunRecords(b.Records) {
+			control = append(control, fmt.Sprintf("partition %d offset %d", b.Partition, b.BaseOffset))
+		}
+		for _, r := range b.Records {
+			switch {
+			case r.Offset == l.offset:
+				twice = append(twice, fmt.Sprintf("partition %d offset %d", b.Partition, r.Offset))
+			case r.Offset < l.offset || r.Offset < b.BaseOffset:
+				backwards = append(backwards, fmt.Sprintf("partition %d: a record at offset %d after one at %d", b.Partition, r.Offset, l.offset))
+			}
+			l.offset = max(l.offset, r.Offset)
+		}
+	}
+	if len(control) > 0 {
+		c.unreadable = append(c.unreadable, fmt.Sprintf("the log read back is malformed: %d control batches list records of this run (first: %s), but a control batch holds a transaction marker, never a producer's records; they are not taken as data", len(control), control[0]))
+	}
+	if len(twice) > 0 {
+		c.acct.logMalformed = true
+		c.unreadable = append(c.unreadable, fmt.Sprintf("the log read back is malformed: %d offsets hold two records (first: %s), where a log holds one record per offset", len(twice), twice[0]))
+	}
+	if len(backwards) > 0 {
+		c.acct.logMalformed = true
+		c.unreadable = append(c.unreadable, fmt.Sprintf("the log read back is malformed: %d offsets go backwards (first: %s), where a log's offsets only rise; it is judged in offset order", len(backwards), backwards[0]))
+		// The log's order is its offsets': judge the sequences in it.
+		// Each partition's batches are sorted into the places that
+		// partition held, so partitions interleave as before.
+		slots := map[int32][]int{}
+		for i, b := range c.runLog {
+			slots[b.Partition] = append(slots[b.Partition], i)
+		}
+		for _, idx := range slots {
+			bs := make([]*history.LogBatch, len(idx))
+			for k, i := range idx {
+				bs[k] = c.runLog[i]
+			}
+			sort.SliceStable(bs, func(i, j int) bool { return bs[i].BaseOffset < bs[j].BaseOffset })
+			for k, i := range idx {
+				c.runLog[i] = bs[k]
+			}
+		}
+	}
 }
 
 // checkRecords checks the records: acknowledged ones are in the log at
@@ -153,6 +246,12 @@ func (c *checker) checkRecords() {
 	}
 	inLog := recordSet{}
 	for _, b := range c.runLog {
+		if b.Control {
+			// A control batch holds a transaction marker, never a
+			// producer's records (checkLogShape reports one that claims
+			// to): what it lists is not in the log as data.
+			continue
+		}
 		pl := part(b.Partition)
 		for _, r := range b.Records {
 			c.v.Stats.LogRecords++
@@ -163,7 +262,9 @@ func (c *checker) checkRecords() {
 			x := newViolation("", Failed, "log")
 			x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Sequence = b.Partition, r.Offset, r.Counter, b.ProducerID, b.Epoch, b.BaseSequence
 			x.Time = c.sentAt(b)
-			if first, dup := pl.seen.get(r.Counter); dup || inLog.has(key(b.Partition), r.Counter) {
+			if first, dup := pl.seen.get(r.Counter); dup && first == r.Offset {
+				continue // one offset listed twice: malformed input (checkLogShape), not a second copy
+			} else if dup || inLog.has(key(b.Partition), r.Counter) {
 				x.Check = Duplicate
 				if dup {
 					x.Summary = fmt.Sprintf("partition %d: record %d is in the log twice, at offsets %d and %d", b.Partition, r.Counter, first, r.Offset)
@@ -184,19 +285,61 @@ func (c *checker) checkRecords() {
 		}
 	}
 
+	if c.acct.logMalformed {
+		// Offsets out of order: look records up by offset all the same.
+		for _, pl := range logs {
+			sort.SliceStable(pl.records, func(i, j int) bool { return pl.records[i].Offset < pl.records[j].Offset })
+		}
+	}
+
 	acked, failed, pending := recordSet{}, recordSet{}, recordSet{}
-	var unmatchedAcks, unmatchedErrors, outside int
+	var unmatchedAcks, unmatchedErrors, outside, unnamedPending int
 	var firstUnmatched, firstOutside history.ClientEvent
+	// outcomes holds each named record's first outcome event, to catch
+	// a record told twice (twice holds those told twice at one offset).
+	outcomes := map[[3]int64]history.ClientEvent{}
+	var twice []string
+	told := func(e history.ClientEvent) (history.ClientEvent, bool) {
+		k := [3]int64{int64(key(e.Partition)), e.Counter, 0}
+		if e.Name == history.SendError {
+			k[2] = 1
+		}
+		first, again := outcomes[k]
+		if !again {
+			outcomes[k] = e
+		}
+		return first, again
+	}
 	acct := &c.acct
 	for _, e := range c.h.Client {
 		named := e.Counter >= 0 && (e.Partition >= 0 || e.RunCounter)
 		if e.Name == history.SendPending {
 			pending.put(key(e.Partition), e.Counter)
-			c.acct.pending++
+			if e.Counter < 0 {
+				unnamedPending++
+			}
 			continue
 		}
 		if e.Name != history.SendSuccess && e.Name != history.SendError {
 			continue
+		}
+		if named {
+			// A record has one outcome: the driver contract asks one
+			// event per record, and a client calls a record's callback
+			// once (the Java client's ProducerBatch.done, librdkafka's
+			// delivery report). The same outcome told twice at one
+			// offset is an event printed twice: the counts rest on
+			// events that cannot be trusted. Told at another offset,
+			// the acknowledgement that names the wrong one is a finding
+			// below.
+			if first, again := told(e); again && (e.Name == history.SendError || first.Offset == e.Offset || first.Offset < 0 || e.Offset < 0) {
+				what := "acknowledged"
+				if e.Name == history.SendError {
+					what = "reported failed"
+				}
+				twice = append(twice, fmt.Sprintf("record %d of partition %d %s at client lines %d and %d", e.Counter, e.Partition, what, first.Line, e.Line))
+				continue
+			}
 		}
 		if e.Name == history.SendError {
 			if named {
@@ -210,6 +353,23 @@ func (c *checker) checkRecords() {
 		switch {
 		case e.Partition >= 0 && e.Offset >= 0:
 			if !c.h.Covers(e.Partition, e.Offset) {
+				if end, readToEnd := c.readEnd(e.Partition); readToEnd && e.Offset >= end {
+					// The read-back read the partition to its high
+					// watermark, which every record acknowledged with
+					// acks=all is below (the leader acknowledges once the
+					// high watermark passed it: Partition.checkEnoughReplicasReachOffset,
+					// DelayedProduce): an acknowledged offset at or past
+					// it is a record that is not in the log, lost by
+					// truncation or never written.
+					x := c.lost(e)
+					x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged at offset %d, at or beyond the end of the log the read-back read to its end (high watermark %d): it is not in the log", e.Partition, e.Counter, e.Offset, end)
+					if e.Counter < 0 {
+						x.Summary = fmt.Sprintf("partition %d: a record (the event names none) was acknowledged at offset %d, at or beyond the end of the log the read-back read to its end (high watermark %d): it is not in the log", e.Partition, e.Offset, end)
+					}
+					acked.put(key(e.Partition), e.Counter)
+					c.add(x)
+					continue
+				}
 				outside++
 				if outside == 1 {
 					firstOutside = e
@@ -218,7 +378,7 @@ func (c *checker) checkRecords() {
 				continue
 			}
 			pl := part(e.Partition)
-			r, ok := pl.at(e.Offset)
+			r, ok := holding(pl.at(e.Offset), e.Counter)
 			if e.Counter < 0 {
 				// An acknowledgement that names an offset but no record:
 				// the offset must hold a record of this run that no other
@@ -249,11 +409,14 @@ func (c *checker) checkRecords() {
 					where = "another run's record"
 				}
 				x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged at offset %d, but the log holds %s there", e.Partition, e.Counter, e.Offset, where)
-				if other, found := pl.seen.get(e.Counter); found {
-					x.Summary += fmt.Sprintf(" (record %d is at offset %d)", e.Counter, other)
-				}
 			} else {
 				x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged at offset %d, which is not in the log", e.Partition, e.Counter, e.Offset)
+			}
+			if other, found := pl.seen.get(e.Counter); found {
+				x.Summary += fmt.Sprintf(" (record %d is at offset %d)", e.Counter, other)
+			}
+			if first := outcomes[[3]int64{int64(key(e.Partition)), e.Counter, 0}]; first.Offset >= 0 && first.Offset != e.Offset {
+				x.Summary += fmt.Sprintf("; the client had acknowledged it before at offset %d (client line %d): one record, acknowledged twice", first.Offset, first.Line)
 			}
 			c.add(x)
 		case named:
@@ -315,11 +478,16 @@ func (c *checker) checkRecords() {
 			c.incomplete = append(c.incomplete, fmt.Sprintf("no acknowledgement names its record (no partition with a counter or value, no offset; first at client line %d): they cannot be matched to the log", firstUnmatched.Line))
 		}
 	}
+	if len(twice) > 0 {
+		c.incomplete = append(c.incomplete, fmt.Sprintf("the driver told %d outcomes twice (first: %s): a record has one outcome, so the driver broke its contract (an event printed twice) and the counts its events give cannot be trusted", len(twice), twice[0]))
+	}
+	c.acct.pending = int64(pending.size() + unnamedPending)
 	if outside > 0 {
 		c.incomplete = append(c.incomplete, fmt.Sprintf("%d acknowledged records lie where the read-back did not read (a partition not read, or below a log start that moved; first: partition %d offset %d): whether they were kept cannot be judged",
 			outside, firstOutside.Partition, firstOutside.Offset))
 	}
 
+	c.acct.acked, c.acct.failed, c.acct.key = acked, failed, key
 	c.checkFailedButWritten(logs)
 	c.accountFor(inLog, acked, failed, pending, unmatchedAcks+unmatchedErrors, key)
 }
@@ -329,6 +497,19 @@ func (c *checker) lost(e history.ClientEvent) Violation {
 	x := newViolation(AckedLost, Failed, "log")
 	x.Partition, x.Offset, x.Counter, x.ProducerID, x.Epoch, x.Time = e.Partition, e.Offset, e.Counter, e.ProducerID, e.Epoch, e.Time
 	return x
+}
+
+// readEnd tells where the read-back stopped reading partition (its high
+// watermark then), and whether it read the partition at all: the
+// read-back reads each partition from its log start to that end
+// (readback.ReadLog).
+func (c *checker) readEnd(partition int32) (end int64, ok bool) {
+	for _, r := range c.h.ReadBack {
+		if r.Partition == partition {
+			return r.End, true
+		}
+	}
+	return 0, false
 }
 
 // readWhole tells whether the read-back read partition (every partition
@@ -448,6 +629,10 @@ func (c *checker) checkLiveness() {
 		x.Time, x.fatal = e.Time, true
 		x.Summary = fmt.Sprintf("the producer reported a fatal error: %s", e.Error)
 		c.add(x)
+		// A deviation the broker turned away before it is not NON-STRICT
+		// then: the client never recovered from it, and the finding
+		// that says so, dated at the deviation, is the cause.
+		c.checkRecovery()
 		return
 	}
 	c.checkRecovery()
@@ -511,8 +696,11 @@ func (c *checker) checkLiveness() {
 			return
 		case firstAfter.IsZero() && (errorsAfterAck > 0 && lastError.After(end) || unresolved > 0 || !toldAfter && !toolData):
 			// Errors only, records left without an outcome, or silence
-			// from a producer that never said it had finished its work.
-			x.Time = end
+			// from a producer that never said it had finished its work:
+			// dated when its records stopped being acknowledged once
+			// the faults ended, so a cause after the fault step (a
+			// reset the broker refused) heads the verdict before it.
+			x.Time = c.stoppedAt(end)
 			if errorsAfterAck > 0 && lastError.After(end) {
 				x.Summary = "no record was acknowledged after the last fault step, only errors"
 			} else {
@@ -533,7 +721,7 @@ func (c *checker) checkLiveness() {
 		from = end
 	}
 	if !lastAck.IsZero() && errorsAfterAck > 0 && lastError.Sub(from) > c.opts.LivenessBound && !fenced {
-		x.Time = lastAck
+		x.Time = c.stoppedAt(from)
 		x.Summary = fmt.Sprintf("after its last acknowledgement the producer failed every record it was given (%d) for %.1f s, more than %s", errorsAfterAck, lastError.Sub(from).Seconds(), c.opts.LivenessBound)
 		stalled(x)
 		return
@@ -543,8 +731,20 @@ func (c *checker) checkLiveness() {
 		// the application still waits for them.
 		x.Time = lastAck
 		x.Summary = fmt.Sprintf("%d of the %d records the client sent have no outcome: it neither acknowledged nor failed them", unresolved, c.acct.sent)
-		if !lastAck.IsZero() {
-			x.Summary += " after its last acknowledgement"
+		if p, n, at, ok := c.firstUnresolvedSend(time.Time{}); ok {
+			// Dated at the first of them to go out: from then on the
+			// client's records stopped being acknowledged. Said before
+			// or after the last acknowledgement as the wire has it.
+			x.Time, x.Partition, x.Counter = at, p, n
+			x.Summary += fmt.Sprintf(" (the first, record %d of partition %d, was sent at %s", n, p, at.UTC().Format("15:04:05.000"))
+			switch {
+			case lastAck.IsZero():
+				x.Summary += ", and no record was ever acknowledged)"
+			case at.Before(lastAck):
+				x.Summary += fmt.Sprintf(", %.1f s before the client's last acknowledgement)", lastAck.Sub(at).Seconds())
+			default:
+				x.Summary += fmt.Sprintf(", %.1f s after the client's last acknowledgement)", at.Sub(lastAck).Seconds())
+			}
 		}
 		if c.acct.pending > 0 {
 			x.Summary += fmt.Sprintf(" (%d reported still pending when the driver stopped)", c.acct.pending)
@@ -566,6 +766,54 @@ func (c *checker) checkLiveness() {
 		x.Summary = fmt.Sprintf("the driver settled every record but did not exit within %d s of SIGTERM and was killed", k.GraceMS/1000)
 		c.add(x)
 	}
+}
+
+// stoppedAt dates when the client's records stopped being acknowledged
+// from from on: the first record it reported failed, or the first
+// produce request carrying a record that never got an outcome, whichever
+// came first; from itself when neither shows.
+func (c *checker) stoppedAt(from time.Time) time.Time {
+	var at time.Time
+	for _, e := range c.h.Client {
+		if e.Name == history.SendError && !e.Time.Before(from) {
+			at = e.Time
+			break
+		}
+	}
+	if _, _, w, ok := c.firstUnresolvedSend(from); ok && (at.IsZero() || w.Before(at)) {
+		at = w
+	}
+	if at.IsZero() {
+		return from
+	}
+	return at
+}
+
+// firstUnresolvedSend finds the first produce request from from on that
+// carried a record of this run without an outcome (neither acknowledged
+// nor failed): its partition, counter and time.
+func (c *checker) firstUnresolvedSend(from time.Time) (int32, int64, time.Time, bool) {
+	a := &c.acct
+	if a.key == nil {
+		return 0, 0, time.Time{}, false // no read-back: outcomes not tallied
+	}
+	for _, e := range c.h.Wire {
+		if e.Kind != history.ProduceRequest || e.Time.Before(from) {
+			continue
+		}
+		for _, b := range e.Batches {
+			if !c.inScope(b) || b.FirstCounter < 0 {
+				continue
+			}
+			k := a.key(b.Partition)
+			for n := b.FirstCounter; n <= b.LastCounter && n-b.FirstCounter < int64(b.Count); n++ {
+				if !a.acked.has(k, n) && !a.failed.has(k, n) {
+					return b.Partition, n, e.Time, true
+				}
+			}
+		}
+	}
+	return 0, 0, time.Time{}, false
 }
 
 // checkRecovery checks that the client recovered from each deviation the

@@ -433,6 +433,119 @@ var adversaries = []adversary{
 		return &b.h
 	}},
 
+	// 13. Acknowledgements the log cannot hold. The read-back reads each
+	// partition to its high watermark, which every record acknowledged
+	// with acks=all is below: an acknowledged offset at or past it is a
+	// record not in the log (never written, or truncated), FAILED; only
+	// below a log start that moved, or in a partition not read, is it
+	// out of sight.
+	{name: "acks at made-up offsets, nothing produced: every partition read empty", grade: Failed, first: AckedLost, reason: "at or beyond the end of the log", make: func() *history.History {
+		b := newBuilder()
+		for c := range int64(4) {
+			for p := range int32(3) {
+				b.event(history.SendSuccess, p, 100+c, c)
+			}
+		}
+		b.toolData(12)
+		b.shutdown()
+		b.h.ReadBack = []history.ReadRange{{Partition: 0}, {Partition: 1}, {Partition: 2}}
+		return &b.h
+	}},
+	{name: "acknowledged records truncated from the end of the log", grade: Failed, first: AckedLost, reason: "high watermark 4", make: func() *history.History {
+		b := clean(1, 3)
+		b.h.Log = b.h.Log[:2] // records 4-5 at offsets 4-5 are gone
+		b.h.ReadBack = []history.ReadRange{{Partition: 0, Start: 0, End: 4}}
+		b.shutdown()
+		return &b.h
+	}},
+
+	// 14. One record, one outcome. Events printed twice line for line
+	// are the driver's breach of its contract; a record acknowledged at
+	// two offsets is a claim the log cannot back at one of them.
+	{name: "every client event printed twice", grade: Inconclusive, reason: "broke its contract", make: func() *history.History {
+		b := clean(2, 2)
+		b.send(0, 1, 0, 4, 1, kerr.InvalidRecord.Code) // a failed record, told twice too
+		b.shutdown()
+		twice := make([]history.ClientEvent, 0, 2*len(b.h.Client))
+		for _, e := range b.h.Client {
+			twice = append(twice, e, e)
+		}
+		b.h.Client = twice
+		return &b.h
+	}},
+	{name: "a record acknowledged at two offsets", grade: Failed, first: AckedLost, reason: "acknowledged twice", make: func() *history.History {
+		b := clean(1, 2)
+		b.ack(0, 3, 0, 1, 0) // record 0 again, at record 3's offset
+		b.shutdown()
+		return &b.h
+	}},
+
+	// 15. The log as a log: control batches hold markers, one record per
+	// offset, offsets that rise. A history that says otherwise is
+	// malformed; what the log still shows stands.
+	{name: "only control batches, their bodies listing the acknowledged records", grade: Failed, first: AckedLost, reason: "not taken as data", make: func() *history.History {
+		b := clean(1, 2)
+		for i := range b.h.Log {
+			b.h.Log[i].Control, b.h.Log[i].ControlType = true, history.ControlCommit
+		}
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "two records at one offset", grade: Inconclusive, reason: "hold two records", make: func() *history.History {
+		b := clean(1, 2)
+		// Record 2 is listed at offset 1 beside record 1, where the
+		// client acknowledged it: no loss to name, a log to distrust.
+		b.h.Log[1].Records[0].Offset = 1
+		b.h.Log[1].BaseOffset = 1
+		for i := range b.h.Client {
+			if e := &b.h.Client[i]; e.Counter == 2 {
+				e.Offset = 1
+			}
+		}
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "base offsets that go backwards", grade: Inconclusive, reason: "go backwards", make: func() *history.History {
+		b := clean(1, 3)
+		b.h.Log[0], b.h.Log[2] = b.h.Log[2], b.h.Log[0]
+		b.shutdown()
+		return &b.h
+	}},
+
+	// 16. The cause heads the verdict: a liveness finding is dated when
+	// the client's records stopped being acknowledged, not at the fault
+	// step, so what went wrong after the fault comes first.
+	{name: "a reset refused 0.56 s after the cluster came back, then only errors: the reset leads", grade: Failed, first: LegalReset, reason: "sent base sequence 0", make: func() *history.History {
+		b := clean(1, 3)
+		b.fault(history.ActionKill, "broker-1")
+		b.fault("start", "broker-1")
+		b.h.Faults[1].Repair = true
+		b.tick(550 * time.Millisecond)
+		b.send(0, 1, 0, 0, 2, kerr.OutOfOrderSequenceNumber.Code)
+		for range 5 {
+			b.tick(15 * time.Second)
+			b.send(0, 1, 0, 2, 1, kerr.OutOfOrderSequenceNumber.Code)
+		}
+		b.shutdown()
+		return &b.h
+	}},
+	{name: "a gap refused after the cluster came back, then a fatal error: the gap leads", grade: Failed, first: Liveness, reason: "turned away its sequence-continuity deviation", make: func() *history.History {
+		b := clean(1, 3)
+		b.fault(history.ActionKill, "broker-1")
+		b.fault("start", "broker-1")
+		b.h.Faults[1].Repair = true
+		b.tick(550 * time.Millisecond)
+		b.send(0, 1, 0, 9, 2, kerr.OutOfOrderSequenceNumber.Code) // sequences 6-8 skipped
+		b.fatal("Fatal error: ProduceRequest failed due to sequence desynchronization")
+		b.shutdown()
+		return &b.h
+	}},
+
+	// 17. A finding's words are true of the history: records left
+	// without an outcome before the last acknowledgement are not said to
+	// come after it.
+	{name: "records without an outcome sent before the last acknowledgement", grade: Failed, first: Liveness, reason: "before the client's last acknowledgement", make: unresolvedBeforeLastAck},
+
 	// 12. The driver's contract.
 	{name: "asked for 12 partitions, wrote one", grade: Inconclusive, reason: "sent nothing to 11", make: func() *history.History {
 		b := clean(1, 10)
@@ -572,4 +685,40 @@ func stalledBehind(action history.Action, target string, endedBy history.Action)
 	b.tick(70 * time.Second)
 	b.shutdown()
 	return &b.h
+}
+
+// unresolvedBeforeLastAck is a producer whose records 4-5 of partition 0
+// are written but never answered, and whose records 6-7 after them are
+// acknowledged: its records stopped being acknowledged at 4-5's send.
+func unresolvedBeforeLastAck() *history.History {
+	b := clean(1, 2)
+	b.request(0, 1, 0, 4, 2, 4)
+	b.log(0, 1, 0, 4, 2, 4)
+	b.counters[0] = 6
+	b.send(0, 1, 0, 6, 2, 0)
+	b.shutdown()
+	return &b.h
+}
+
+// TestLivenessWordsAndDate holds a liveness finding to the history: its
+// words say when its records went out against the last acknowledgement,
+// and it is dated at the first of them.
+func TestLivenessWordsAndDate(t *testing.T) {
+	h := unresolvedBeforeLastAck()
+	x := Check(h, Options{}).First(Liveness)
+	if x == nil {
+		t.Fatal("no liveness finding")
+	}
+	if strings.Contains(x.Summary, "after its last acknowledgement") || strings.Contains(x.Summary, "after the client's last acknowledgement") {
+		t.Fatalf("a record sent before the last acknowledgement is said to come after it: %s", x.Summary)
+	}
+	var sent time.Time
+	for _, e := range h.Wire {
+		if e.Kind == history.ProduceRequest && e.Batches[0].FirstCounter == 4 {
+			sent = e.Time
+		}
+	}
+	if !x.Time.Equal(sent) || x.Partition != 0 || x.Counter != 4 {
+		t.Fatalf("dated %s at partition %d record %d, want %s at partition 0 record 4", x.Time, x.Partition, x.Counter, sent)
+	}
 }

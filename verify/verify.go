@@ -327,11 +327,16 @@ func (c *checker) scopeLog() {
 			c.runLog = append(c.runLog, b)
 		}
 	}
+	c.checkLogShape()
 }
 
-// ofRun tells whether a log batch holds a record of this run.
-func ofRun(b history.LogBatch) bool {
-	for _, r := range b.Records {
+// ofRun tells whether a log batch holds a record of this run: a control
+// batch holds a marker, never records (checkLogShape).
+func ofRun(b history.LogBatch) bool { return !b.Control && ofRunRecords(b.Records) }
+
+// ofRunRecords tells whether one of records is of this run.
+func ofRunRecords(records []history.LogRecord) bool {
+	for _, r := range records {
 		if r.Counter >= 0 {
 			return true
 		}
