@@ -68,6 +68,8 @@ lint:
 # a minute or more each (cargo for rust-rdkafka, npm for confluent-js; much longer on a busy machine).
 unit: runtimes
 	KCONFORM_REQUIRE_CLIENTS=1 go test -count=1 -timeout 45m ./history/... ./readback/... ./verify/... ./producer/... ./wiretap/... ./chaos/... ./fixtures/... ./driver/... ./scenario/... ./matrix/... ./bench/... ./report/... ./findings/... ./internal/... ./cmd/...
+	@# Every kept history judged again by the current verifier: a verifier change comes with the records it changes.
+	go run ./cmd/kconform verify --results results
 
 ## fuzz: the verifier's fuzzer for FUZZTIME (default 1m): a legal client's histories must pass and one
 ## illegal step planted in one must be found; what it finds new joins the committed corpus

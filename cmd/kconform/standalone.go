@@ -30,6 +30,8 @@ func runProduce(ctx context.Context, args []string) error {
 	fs.StringVar(&cfg.TransactionalID, "transactional-id", "", "produce in transactions with this transactional.id (default: none, idempotent only)")
 	fs.IntVar(&cfg.TransactionSize, "transaction-size", 0, "records per transaction (default 10)")
 	fs.IntVar(&cfg.AbortEvery, "abort-every", 0, "abort every n-th transaction on purpose; 0 never")
+	fs.Func("broken-transactions", "with --transactional-id: a deliberately broken transactional producer, to prove the checks fail: claims-commit, writes-outside or resets-sequence (the sequence back at 0 inside a transaction after a failed request)",
+		func(v string) error { cfg.BrokenTransactions = producer.TxnBreak(v); return nil })
 	fs.Func("set", "extra client setting key=value, repeatable: metadata.max.age.ms, metadata.min.age.ms, retry.backoff.ms, batch.max.bytes, compression, conn.idle.timeout.ms, dial.timeout.ms, client.id, transaction.timeout.ms", cli.KeyValue(cfg.Extra))
 	if err := cli.Parse(fs, args); err != nil {
 		return err
