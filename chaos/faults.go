@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -314,4 +315,29 @@ func FaultsMarkdown() string {
 	b.WriteString("`chaos.FaultTypes` (with a parser for its text form if the tap alone can apply it) and, if it records a new\n")
 	b.WriteString("action, a `history.Action` for it; then `KCONFORM_UPDATE_DOCS=1 go test ./chaos`.\n")
 	return b.String()
+}
+
+// tapOwn are the tap's actions of its own (docs/faults.md, "What the tap
+// does on its own"): what each stands for, and its limits.
+var tapOwn = map[history.Action][2]string{
+	history.ActionRefuse: {"a broker's address refusing connections while the broker is down",
+		"a connection the tap accepted before it knew of the death is reset, not refused"},
+	history.ActionAccept:     {"a restarted broker's address accepting connections again", "none: the tap waits for the broker to answer ApiVersions"},
+	history.ActionAnswerLost: {"a broker's answer to a request that reached it after the client had closed the connection (a delayed stream: data, then FIN)", "none"},
+}
+
+// StandsFor says what event of the world without kconform a step
+// recorded as action stands for, and what it cannot reproduce of it:
+// the first fault type that records the action, or the tap's own
+// actions; false for an action no step records.
+func StandsFor(action history.Action) (stands, limits string, ok bool) {
+	if x, ok := tapOwn[action]; ok {
+		return x[0], x[1], true
+	}
+	for _, f := range FaultTypes {
+		if slices.Contains(f.Records, action) {
+			return f.Stands, f.Limits, true
+		}
+	}
+	return "", "", false
 }

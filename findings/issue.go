@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kconform/kconform/chaos"
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/verify"
 )
@@ -175,6 +176,12 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, h *history.H
 		fmt.Fprintf(&b, "\nThe client's first log line about sequences or epochs (this run's log has no times, so it need not be the finding's moment):\n\n```\n%s\n```\n", run.First.ClientLog)
 	}
 
+	if rests := restsOn(h, x); rests != "" {
+		b.WriteString("\n## The faults it rests on\n\n")
+		b.WriteString("Every step kconform took before the finding, and what each stands for in a world without kconform (docs/faults.md):\n\n")
+		b.WriteString(rests)
+	}
+
 	var paths []string
 	for _, n := range notes {
 		if n.about(r) {
@@ -197,6 +204,39 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, h *history.H
 	ev := filepath.ToSlash(filepath.Join(resultsDir, run.Evidence))
 	fmt.Fprintf(&b, "The run's whole history (client events, every produce request and answer, the fault steps, the log read back) is `%s`; `kconform verify --history %s` judges it again. The cell's record is `%s`.\n",
 		ev, ev, filepath.ToSlash(r.file(resultsDir)))
+	return b.String()
+}
+
+// restsOn lists the kinds of fault step the history took before finding
+// x (all of them without one): how many, the first, and what the step
+// stands for with its limits, so a reader can judge whether the finding
+// could happen without kconform.
+func restsOn(h *history.History, x *verify.Violation) string {
+	var order []history.Action
+	first := map[history.Action]history.Fault{}
+	n := map[history.Action]int{}
+	for _, f := range h.Faults {
+		if x != nil && !x.Time.IsZero() && f.Time.After(x.Time) {
+			break
+		}
+		if n[f.Action] == 0 {
+			order = append(order, f.Action)
+			first[f.Action] = f
+		}
+		n[f.Action]++
+	}
+	var b strings.Builder
+	for _, a := range order {
+		stands, limits, ok := chaos.StandsFor(a)
+		if !ok {
+			stands, limits = "(not described)", "(not described)"
+		}
+		times := ""
+		if n[a] > 1 {
+			times = fmt.Sprintf(" (%d times, first)", n[a])
+		}
+		fmt.Fprintf(&b, "- `%s`%s: %s. Stands for %s; cannot reproduce: %s.\n", a, times, first[a].String(), stands, limits)
+	}
 	return b.String()
 }
 
