@@ -114,6 +114,9 @@ type Finding struct {
 	BrokerAnswer string   `json:"broker_answer,omitempty"`
 	Answers      []string `json:"answers,omitempty"`
 	InLog        *bool    `json:"in_log,omitempty"`
+	// StartUp says the finding came before the run's first fault step: a
+	// start-up finding, apart from the scenario's (verify.Violation).
+	StartUp bool `json:"start_up,omitempty"`
 	// ClientLog is the client's log line about sequences, epochs or
 	// out-of-order answers near the finding, when it wrote one;
 	// ClientLogAround its log lines from 5 s before the finding to 2 s
@@ -277,7 +280,7 @@ func firstFinding(v *verify.Verdict) *Finding {
 		return &Finding{Summary: v.Inconclusive[0]}
 	case len(v.Violations) > 0:
 		x := worstViolation(*v)
-		return &Finding{Check: string(x.Check), Summary: x.Summary, BrokerAnswer: x.BrokerAnswer, Answers: x.Answers, InLog: x.InLog}
+		return &Finding{Check: string(x.Check), Summary: x.Summary, BrokerAnswer: x.BrokerAnswer, Answers: x.Answers, InLog: x.InLog, StartUp: x.StartUp}
 	}
 	return nil
 }

@@ -38,6 +38,10 @@ type Violation struct {
 	// order ("OK", an error name, "no answer", "dropped").
 	BrokerAnswer string   `json:"broker_answer,omitempty"`
 	Answers      []string `json:"answers,omitempty"`
+	// StartUp says the finding came before the run's first fault step:
+	// a start-up finding, apart from the scenario's (its fault had not
+	// begun), graded the same.
+	StartUp bool `json:"start_up,omitempty"`
 	// InLog says the offending batch is in the log (the broker wrote it);
 	// only set for wire findings, whose grade depends on it.
 	InLog *bool `json:"in_log,omitempty"`
@@ -124,7 +128,15 @@ func (v *Verdict) OneLine() string {
 		return fmt.Sprintf("PASS (%d acked, %d errors)", v.Stats.Acked, v.Stats.SendErrors)
 	}
 	x := v.Violations[0]
-	return fmt.Sprintf("%s %s: %s", v.Grade, x.Check, x.Summary)
+	return fmt.Sprintf("%s %s%s: %s", v.Grade, x.Check, x.startUp(), x.Summary)
+}
+
+// startUp marks a start-up finding in a headline.
+func (x Violation) startUp() string {
+	if x.StartUp {
+		return " at start-up (before the first fault step)"
+	}
+	return ""
 }
 
 // paragraph writes the explanation of a verdict: why it cannot be judged,
@@ -155,6 +167,9 @@ func (v *Verdict) paragraph() string {
 	fmt.Fprintf(&b, "%s (%s): %s", first.Grade, first.Check, first.Summary)
 	if first.Fault != nil {
 		fmt.Fprintf(&b, ", %.1f s after the fault step %q", first.SinceFault, first.Fault.String())
+	}
+	if first.StartUp {
+		b.WriteString(", at start-up, before the first fault step: a start-up finding, not the scenario's")
 	}
 	fmt.Fprintf(&b, ". Requirement: %s", RuleFor(first.Check).Requirement)
 	if len(first.Answers) > 0 {

@@ -300,6 +300,10 @@ func (c *checker) add(x Violation) int {
 			x.Fault = f
 			x.SinceFault = x.Time.Sub(f.Time).Seconds()
 		}
+		// Before the first fault step the scenario has not begun: what
+		// went wrong there is the client's (or the cluster's) start-up,
+		// not the scenario's finding.
+		x.StartUp = len(c.h.Faults) > 0 && x.Time.Before(c.h.Faults[0].Time)
 	}
 	c.v.Violations = append(c.v.Violations, x)
 	return len(c.v.Violations) - 1
