@@ -279,7 +279,11 @@ type txnClient struct {
 }
 
 func newTxnClient(tv2 bool) *txnClient {
-	return &txnClient{txnBuilder: newTxnBuilder(), tv2: tv2, parts: map[int32]bool{}}
+	c := &txnClient{txnBuilder: newTxnBuilder(), tv2: tv2, parts: map[int32]bool{}}
+	// Both partitions are read back, written or not (finish reads those
+	// offsets knows).
+	c.offsets[0], c.offsets[1] = 0, 0
+	return c
 }
 
 func (c *txnClient) begin() {

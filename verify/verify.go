@@ -66,9 +66,6 @@ type checker struct {
 	unreadable, incomplete []string
 	// acct is what became of the records sent, for liveness.
 	acct accounting
-	// spans are the log's batches whose offsets span more than their
-	// count (logCount).
-	spans map[*history.LogBatch]int32
 }
 
 // Check judges h against every check and grades it.

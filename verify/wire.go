@@ -208,25 +208,15 @@ func (c *checker) countedWire() []history.WireEvent {
 }
 
 // logCount is the number of sequences a log batch used: its count, or
-// the offsets it spans up to the partition's next batch when they are
-// more (LogValidator refuses a batch whose offsets and count disagree, so
-// a broker that wrote one wrote records its count hides).
+// the offsets its records span when they are more (LogValidator refuses
+// a batch whose offsets and count disagree, so a broker that wrote one
+// wrote records its count hides). Only the batch's own records count: a
+// hole in the offsets up to the next batch is as likely a batch lost.
 func (c *checker) logCount(b *history.LogBatch) int32 {
-	if c.spans == nil {
-		c.spans = map[*history.LogBatch]int32{}
-		last := map[int32]*history.LogBatch{}
-		for i := range c.h.Log {
-			lb := &c.h.Log[i]
-			if prev := last[lb.Partition]; prev != nil && !prev.Control {
-				if span := lb.BaseOffset - prev.BaseOffset; span > int64(prev.Count) && span <= maxSequence {
-					c.spans[prev] = int32(span)
-				}
-			}
-			last[lb.Partition] = lb
+	if n := len(b.Records); n > 0 {
+		if span := b.Records[n-1].Offset - b.BaseOffset + 1; span > int64(b.Count) && span <= maxSequence {
+			return int32(span)
 		}
-	}
-	if n, ok := c.spans[b]; ok {
-		return n
 	}
 	return b.Count
 }
