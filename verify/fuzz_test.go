@@ -378,7 +378,7 @@ func (c *txnClient) fencedNow() {
 		c.step(history.TxnCommit, c.n, "PRODUCER_FENCED")
 	}
 	c.fatal("fenced: PRODUCER_FENCED")
-	c.fenced = true
+	c.fenced, c.open = true, false // its transaction is the fencer's to end
 }
 
 // legalTxnHistory builds a legal transactional history from fuzz bytes.
