@@ -3,6 +3,7 @@ package wiretap
 import (
 	"errors"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -12,6 +13,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/producer"
+	"github.com/kconform/kconform/verify"
 )
 
 // fakeBroker answers every frame with a frame holding only its correlation
@@ -255,5 +258,61 @@ func TestTapHeldRequestIsADelayedStream(t *testing.T) {
 	}
 	if unanswered != 2 || !strings.HasPrefix(closed.ClosedBy, "client") {
 		t.Errorf("%d unanswered, closed by %q: want both requests unanswered, closed by the client", unanswered, closed.ClosedBy)
+	}
+}
+
+// txn-coordinator-kill against kfake: the transactional reference producer
+// (franz-go) loses its transaction coordinator for a second, the broker's
+// address refusing connections meanwhile as a dead broker's does, and
+// goes on committing once it is back: no fatal error, every check passes.
+// No connection to that broker is accepted while it is down.
+func TestTapCoordinatorDownIsRefusedAndRecovered(t *testing.T) {
+	c, tap := tapped(t, 2)
+	const txnID = "kc-coordinator-down"
+	done := make(chan struct{})
+	var h *history.History
+	var v *verify.Verdict
+	go func() {
+		defer close(done)
+		h, v = produceThrough(t, c, tap, producer.Config{Partitions: 2, Count: 600, Rate: 150, RequestTimeout: 5 * time.Second,
+			TransactionalID: txnID, TransactionSize: 10, AbortEvery: 3})
+	}()
+	time.Sleep(time.Second)
+	node := c.CoordinatorFor(txnID)
+	addr := c.ListenAddrs()[node]
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RemoveNode(node); err != nil {
+		t.Fatal(err)
+	}
+	tap.Refuse(addr)
+	tap.CloseConnections(addr) // a killed broker's connections die with it
+	time.Sleep(time.Second)
+	p, _ := strconv.Atoi(port)
+	if _, _, err := c.AddNode(node, p); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if !v.OK(true) {
+		t.Fatalf("the coordinator's second away: %s", v.Paragraph)
+	}
+	var refusedAt, acceptedAt time.Time
+	for _, f := range h.Faults {
+		switch f.Action {
+		case history.ActionRefuse:
+			refusedAt = f.Time
+		case history.ActionAccept:
+			acceptedAt = f.Time
+		}
+	}
+	if refusedAt.IsZero() || acceptedAt.IsZero() {
+		t.Fatalf("faults %v: want a refuse and an accept", h.Faults)
+	}
+	for _, e := range h.Wire {
+		if e.Kind == history.ConnOpen && e.Time.After(refusedAt) && e.Time.Before(acceptedAt) && e.Broker == node {
+			t.Errorf("connection %d to broker %d accepted while it was down", e.Conn, node)
+		}
 	}
 }
