@@ -43,45 +43,50 @@ func TestClientDriversAgainstKfake(t *testing.T) {
 		for k, v := range r.added {
 			label += "/" + k + "=" + v
 		}
-		t.Run(label, func(t *testing.T) {
-			d, ctx := prepareForTest(t, name)
-			c := kfaketest.Cluster(t, 3)
-			cfg := producer.Config{Brokers: c.ListenAddrs(), Topic: "t", Partitions: 3, Rate: 300, RunID: "r1"}
-			var logs bytes.Buffer
-			// Run until the client has acknowledged 100 records, not for
-			// a time: a JVM on a busy machine can take many seconds to
-			// start (the bound only keeps a stuck driver from hanging).
-			out := &ackWatch{need: 100, done: make(chan struct{})}
-			runCtx, stop := context.WithTimeout(ctx, 2*time.Minute)
-			defer stop()
-			go func() {
-				select {
-				case <-out.done:
-					stop()
-				case <-runCtx.Done():
-				}
-			}()
-			settings := d.Settings(cfg, nil)
-			for k, v := range r.added {
-				settings[k] = v
-			}
-			if err := d.Run(runCtx, cfg, settings, out, &logs); err != nil {
-				t.Fatalf("run: %v\nlogs:\n%s", err, tail(logs.String()))
-			}
-			read, err := history.ReadClientEvents(bytes.NewReader(out.bytes()), "r1")
-			if err != nil || len(read.Unreadable) > 0 {
-				t.Fatalf("events: %v %v", err, read.Unreadable)
-			}
-			checkEvents(t, read.Events, d.Family == Java)
-			// The librdkafka confluent-js records is the one its package
-			// built, as its driver says on stderr.
-			if name == ConfluentJS && !strings.Contains(logs.String(), "librdkafka "+ConfluentJSLibrdkafka+",") {
-				t.Errorf("confluent-js records librdkafka %s; its driver says otherwise", ConfluentJSLibrdkafka)
-			}
-			if t.Failed() {
-				t.Logf("logs:\n%s", tail(logs.String()))
-			}
-		})
+		t.Run(label, func(t *testing.T) { runAgainstKfake(t, name, r.added) })
+	}
+}
+
+// runAgainstKfake prepares the driver called name and runs it against
+// kfake with added settings, checking its events as
+// TestClientDriversAgainstKfake says.
+func runAgainstKfake(t *testing.T, name string, added map[string]string) {
+	d, ctx := prepareForTest(t, name)
+	c := kfaketest.Cluster(t, 3)
+	cfg := producer.Config{Brokers: c.ListenAddrs(), Topic: "t", Partitions: 3, Rate: 300, RunID: "r1"}
+	var logs bytes.Buffer
+	// Run until the client has acknowledged 100 records, not for
+	// a time: a JVM on a busy machine can take many seconds to
+	// start (the bound only keeps a stuck driver from hanging).
+	out := &ackWatch{need: 100, done: make(chan struct{})}
+	runCtx, stop := context.WithTimeout(ctx, 2*time.Minute)
+	defer stop()
+	go func() {
+		select {
+		case <-out.done:
+			stop()
+		case <-runCtx.Done():
+		}
+	}()
+	settings := d.Settings(cfg, nil)
+	for k, v := range added {
+		settings[k] = v
+	}
+	if err := d.Run(runCtx, cfg, settings, out, &logs); err != nil {
+		t.Fatalf("run: %v\nlogs:\n%s", err, tail(logs.String()))
+	}
+	read, err := history.ReadClientEvents(bytes.NewReader(out.bytes()), "r1")
+	if err != nil || len(read.Unreadable) > 0 {
+		t.Fatalf("events: %v %v", err, read.Unreadable)
+	}
+	checkEvents(t, read.Events, d.Family == Java)
+	// The librdkafka confluent-js records is the one its package
+	// built, as its driver says on stderr.
+	if name == ConfluentJS && !strings.Contains(logs.String(), "librdkafka "+ConfluentJSLibrdkafka+",") {
+		t.Errorf("confluent-js records librdkafka %s; its driver says otherwise", ConfluentJSLibrdkafka)
+	}
+	if t.Failed() {
+		t.Logf("logs:\n%s", tail(logs.String()))
 	}
 }
 
@@ -203,10 +208,10 @@ func tail(s string) string {
 // in one line what to install.
 func TestMissingRuntimeIsOneLine(t *testing.T) {
 	prepared.Lock()
-	saved := prepared.commands
-	prepared.commands = map[string][]string{}
+	saved := prepared.drivers
+	prepared.drivers = map[string]Prepared{}
 	prepared.Unlock()
-	t.Cleanup(func() { prepared.Lock(); prepared.commands = saved; prepared.Unlock() })
+	t.Cleanup(func() { prepared.Lock(); prepared.drivers = saved; prepared.Unlock() })
 	t.Setenv("PATH", t.TempDir())
 	t.Setenv("KCONFORM_ROOT", t.TempDir())
 	for _, name := range installedOnUse() {

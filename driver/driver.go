@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,17 +53,28 @@ type Driver struct {
 	// command is the executable and its leading arguments, once prepared;
 	// nil for the in-process bundled producer.
 	command []string
+	// version is the client's version as its install says it
+	// (Prepared.Version), once prepared.
+	version string
 }
 
 // Lookup returns the driver called name: a built-in driver's name or
-// alias, or else a command line run through sh (so quoting works as in a
-// shell). An empty name is the reference producer.
+// alias, NAME@VERSION for another release of its client (Releases), or
+// else a command line run through sh (so quoting works as in a shell). An
+// empty name is the reference producer.
 func Lookup(name string) (*Driver, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		name = Reference
 	}
 	if c, ok := Find(name); ok {
+		return &Driver{Name: c.Name, Family: c.Family.Name, client: &c}, nil
+	}
+	if base, version, ok := strings.Cut(name, "@"); ok && !strings.ContainsAny(name, " /") {
+		c, err := release(base, version)
+		if err != nil {
+			return nil, err
+		}
 		return &Driver{Name: c.Name, Family: c.Family.Name, client: &c}, nil
 	}
 	if strings.ContainsAny(name, " /") || isExecutable(name) {
@@ -76,11 +88,51 @@ func isExecutable(name string) bool {
 	return err == nil
 }
 
+// releaseSyntax is a release as registries spell them: "2.3.0",
+// "1.13.0-beta.14", "0.11.0.3".
+var releaseSyntax = regexp.MustCompile(`^[0-9]+(\.[0-9A-Za-z]+)*([-+][0-9A-Za-z.-]+)?$`)
+
+// release is the driver of version of the client of the driver called
+// name: that driver itself when it pins version (kafkajs@2.2.4 is
+// kafkajs, java@2.8.2 is java-2.8), so that a run of it is a run of the
+// pinned driver; else the client's Releases.At, named NAME@VERSION with
+// NAME its Releases' name. A release older than the driver runs is
+// refused here; one its registry does not serve, by Prepare.
+func release(name, version string) (Client, error) {
+	c, ok := Find(name)
+	if !ok {
+		return Client{}, fmt.Errorf("unknown driver %q in %s@%s: use one of %s before the @", name, name, version, Choices())
+	}
+	rel := c.Releases
+	if rel == nil {
+		return Client{}, fmt.Errorf("driver %s runs %s only (in process, as kconform's go.mod pins it): drop @%s", c.Name, c.Version, version)
+	}
+	version = strings.TrimPrefix(version, "v")
+	if !releaseSyntax.MatchString(version) {
+		return Client{}, fmt.Errorf("%q is not a release of %s: give one as %s spells it, such as %s@%s", version, rel.Package, rel.Registry, rel.Name, c.Release)
+	}
+	for _, p := range registry {
+		if p.Releases == rel && p.Release == version {
+			return p, nil
+		}
+	}
+	if versionLess(version, rel.Oldest) {
+		return Client{}, fmt.Errorf("%s@%s is refused: %s (the oldest release kconform runs is %s)", rel.Name, version, rel.TooOld, rel.Oldest)
+	}
+	v := rel.At(version)
+	v.Name, v.Aliases, v.Release, v.Releases = rel.Name+"@"+version, nil, version, rel
+	return v, nil
+}
+
 // Version is the client library's version the driver runs, or "" for a
-// user's command.
+// user's command; for NAME@VERSION, as its install says it once prepared
+// (the librdkafka a binding bundles included).
 func (d *Driver) Version() string {
 	if d.client == nil {
 		return ""
+	}
+	if d.version != "" {
+		return d.version
 	}
 	return d.client.Version
 }
@@ -111,14 +163,17 @@ func (d *Driver) Prepare(ctx context.Context, progress io.Writer) error {
 	}
 	prepared.Lock()
 	defer prepared.Unlock()
-	if cmd, ok := prepared.commands[d.Name]; ok {
-		d.command = cmd
+	if p, ok := prepared.drivers[d.Name]; ok {
+		d.command, d.version = p.Command, p.Version
 		return nil
 	}
 	for _, tool := range d.client.tools() {
 		if _, err := exec.LookPath(tool); err != nil {
 			return fmt.Errorf("driver %s: %s is not installed: install %s (as root on Debian, make runtimes installs what is missing)", d.Name, tool, d.client.runtime())
 		}
+	}
+	if err := d.served(ctx); err != nil {
+		return err
 	}
 	root, err := ModuleRoot()
 	if err != nil {
@@ -132,12 +187,31 @@ func (d *Driver) Prepare(ctx context.Context, progress io.Writer) error {
 		return fmt.Errorf("driver %s: %w", d.Name, err)
 	}
 	defer unlock()
-	cmd, err := d.client.Prepare(ctx, root, progress)
+	p, err := d.client.Prepare(ctx, root, progress)
 	if err != nil {
 		return fmt.Errorf("driver %s: %w", d.Name, err)
 	}
-	d.command = cmd
-	prepared.commands[d.Name] = cmd
+	d.command, d.version = p.Command, p.Version
+	prepared.drivers[d.Name] = p
+	return nil
+}
+
+// served checks that the registry serves the release NAME@VERSION names,
+// so that a release that does not exist is one line saying what to do,
+// not an installer's error.
+func (d *Driver) served(ctx context.Context) error {
+	rel := d.client.Releases
+	if rel == nil || !strings.Contains(d.Name, "@") {
+		return nil
+	}
+	ok, err := rel.Served(ctx, d.client.Release)
+	if err != nil {
+		return fmt.Errorf("driver %s: ask %s for %s %s: %w", d.Name, rel.Registry, rel.Package, d.client.Release, err)
+	}
+	if !ok {
+		return fmt.Errorf("driver %s: %s does not serve %s %s: pick a release it serves (%s), or drop @%s for the pinned one",
+			d.Name, rel.Registry, rel.Package, d.client.Release, rel.List, d.client.Release)
+	}
 	return nil
 }
 
@@ -145,8 +219,8 @@ func (d *Driver) Prepare(ctx context.Context, progress io.Writer) error {
 // built once per run of kconform or of the suites.
 var prepared = struct {
 	sync.Mutex
-	commands map[string][]string
-}{commands: map[string][]string{}}
+	drivers map[string]Prepared
+}{drivers: map[string]Prepared{}}
 
 // Args renders the contract's flags for a run. Settings go as repeated
 // --set key=value in the client's own names. The transactional flags come

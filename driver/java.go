@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -39,11 +40,29 @@ var javaFamily = &Family{
 }
 
 // The Java drivers run the Java client of the newest 2.8, 3.x and 4.x
-// Kafka releases on Maven Central.
+// Kafka releases on Maven Central; java@VERSION any other.
 var javaClients = []Client{
-	javaClient("java-2.8", "2.8.2"),
-	javaClient("java-3.9", "3.9.2"),
-	javaClient("java-4.x", "4.4.0", Java),
+	javaPinned("java-2.8", "2.8.2"),
+	javaPinned("java-3.9", "3.9.2"),
+	javaPinned("java-4.x", "4.4.0", Java),
+}
+
+// javaPinned is javaClient as a pinned driver, whose name@VERSION picks
+// the others.
+func javaPinned(name, version string, aliases ...string) Client {
+	c := javaClient(name, version, aliases...)
+	c.Releases = javaReleases
+	return c
+}
+
+var javaReleases = &Releases{
+	Name: Java, Package: "org.apache.kafka:kafka-clients", Registry: "Maven Central",
+	List: "https://repo1.maven.org/maven2/org/apache/kafka/kafka-clients/maven-metadata.xml",
+	// KIP-499 gave it --bootstrap-server; 2.4 and older take only
+	// --broker-list.
+	Oldest: "2.5.0", TooOld: "the java driver runs the release's own VerifiableProducer with --bootstrap-server, which it takes from Kafka 2.5.0 on (KIP-499)",
+	Served: mavenServed("org.apache.kafka:kafka-clients"),
+	At:     func(v string) Client { return javaClient("", v) },
 }
 
 // javaClient is the Java client of Kafka version, run through that
@@ -55,6 +74,7 @@ func javaClient(name, version string, aliases ...string) Client {
 		Aliases: aliases,
 		Family:  javaFamily,
 		Version: "kafka-clients " + version,
+		Release: version,
 		About: "the Java client of Kafka " + version + " through that version's own VerifiableProducer from kafka-tools " +
 			"(producer/java; its retries=0 is undone, as the idempotent producer refuses it); transactions through " +
 			"kconform's TxnProducer (producer/java/TxnProducer.java), compiled against it on first use",
@@ -92,20 +112,25 @@ func javaSettings(cfg producer.Config) map[string]string {
 // javaTools resolves kafka-tools at version from Maven Central into the
 // cache, compiles the transactional driver against it, and returns the
 // java driver's script.
-func javaTools(version string) func(context.Context, string, io.Writer) ([]string, error) {
-	return func(ctx context.Context, root string, progress io.Writer) ([]string, error) {
+func javaTools(version string) func(context.Context, string, io.Writer) (Prepared, error) {
+	return func(ctx context.Context, root string, progress io.Writer) (Prepared, error) {
 		dest := filepath.Join(CacheDir(), "kafka-tools-"+version)
 		cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "docker/kafka/resolve.sh"), version, dest, "kafka-tools")
 		cmd.Stderr = progress
 		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("resolve kafka-tools %s: %w", version, err)
+			return Prepared{}, fmt.Errorf("resolve kafka-tools %s: %w", version, err)
 		}
 		libs := filepath.Join(dest, "libs")
+		// Maven resolves kafka-tools' kafka-clients at the same version:
+		// the jar is the lock.
+		if _, err := os.Stat(filepath.Join(libs, "kafka-clients-"+version+".jar")); err != nil {
+			return Prepared{}, fmt.Errorf("kafka-tools %s did not bring kafka-clients %s: %w", version, version, err)
+		}
 		classes, err := javaTxnProducer(ctx, root, version, libs, progress)
 		if err != nil {
-			return nil, err
+			return Prepared{}, err
 		}
-		return []string{"bash", filepath.Join(root, "producer/java/driver.sh"), "--libs", libs, "--classes", classes}, nil
+		return Prepared{Command: []string{"bash", filepath.Join(root, "producer/java/driver.sh"), "--libs", libs, "--classes", classes}}, nil
 	}
 }
 

@@ -24,13 +24,29 @@ var kafkaJSFamily = &Family{
 	},
 }
 
+// kafkaJSDriver prepares the KafkaJS driver.
+var kafkaJSDriver = nodeDriver{folder: "kafkajs", needs: "Node.js 18 or newer", pkg: "kafkajs"}
+
+var kafkaJSReleases = &Releases{
+	Name: KafkaJS, Package: "kafkajs", Registry: "npm", List: "npm view kafkajs versions",
+	Oldest: "2.0.0", TooOld: "kconform's KafkaJS driver is written and checked against KafkaJS 2's API (2.0.0 broke 1.x's); 1.x is not driven",
+	Served: npmServed("kafkajs"),
+	At: func(v string) Client {
+		return Client{Family: kafkaJSFamily, Version: "kafkajs " + v, InstalledFrom: "npm",
+			About:   "KafkaJS " + v + " from npm, run by the kafkajs driver (producer/kafkajs)",
+			Prepare: kafkaJSDriver.at(v).prepare}
+	},
+}
+
 var kafkaJSClients = []Client{{
 	Name:          KafkaJS,
 	Family:        kafkaJSFamily,
 	Version:       "kafkajs " + KafkaJSVersion,
+	Release:       KafkaJSVersion,
+	Releases:      kafkaJSReleases,
 	About:         "KafkaJS (pure JavaScript) with idempotent: true and maxInFlightRequests: 1 (what its Transactions guide gives for exactly-once; its Producing guide asks no in-flight limit of the idempotent producer); at most one send() per partition under way, holding every record queued since the last, as KafkaJS rejects a send across brokers as a whole; driver.sendBatch=true sends every partition in one sendBatch() instead (producer/kafkajs)",
 	InstalledFrom: "npm",
-	Prepare:       nodeDriver{folder: "kafkajs", needs: "Node.js 18 or newer"}.prepare,
+	Prepare:       kafkaJSDriver.prepare,
 }}
 
 // kafkaJSSettings spells the scenario's knobs as KafkaJS's settings.

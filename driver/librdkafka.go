@@ -47,20 +47,48 @@ var librdkafkaFamily = &Family{
 		"without the topic, which a real outage would not do.",
 }
 
+// confluentKafkaGo is the module of confluent-kafka-go's release
+// version: v2 from 2.0.0 on.
+func confluentKafkaGo(version string) string {
+	if versionLess(version, "2.0.0") {
+		return "github.com/confluentinc/confluent-kafka-go"
+	}
+	return "github.com/confluentinc/confluent-kafka-go/v2"
+}
+
+// librdkafkaReleases are librdkafka's releases as confluent-kafka-go
+// bundles them: the Go binding of librdkafka L is released as vL and
+// bundles librdkafka L (goRelease checks it).
+var librdkafkaReleases = &Releases{
+	Name: Librdkafka, Package: "github.com/confluentinc/confluent-kafka-go", Registry: "the Go module proxy",
+	List:   "go list -m -versions github.com/confluentinc/confluent-kafka-go/v2, and .../confluent-kafka-go for 1.x",
+	Oldest: "1.4.0", TooOld: "confluent-kafka-go bundles librdkafka from v1.4.0 on (older ones link the system's), the first also with the transactional API the driver runs",
+	Served: goProxyServed(confluentKafkaGo),
+	At: func(v string) Client {
+		return Client{Family: librdkafkaFamily, Version: "librdkafka " + v,
+			About:         "confluent-kafka-go v" + v + " with its bundled librdkafka, from the Go module proxy, run by the librdkafka driver (producer/rdkafka)",
+			InstalledFrom: "the Go module proxy", Prepare: goRelease(v)}
+	},
+}
+
 var librdkafkaClients = []Client{
 	{
-		Name:    "librdkafka-1.8.2",
-		Family:  librdkafkaFamily,
-		Version: "librdkafka 1.8.2",
-		About:   "confluent-kafka-go v1.8.2 with its bundled librdkafka 1.8.2 (producer/rdkafka-1.8.2): the founding bug",
-		Prepare: goBuild("producer/rdkafka-1.8.2", "kconform-rdkafka-1.8.2"),
+		Name:     "librdkafka-1.8.2",
+		Family:   librdkafkaFamily,
+		Version:  "librdkafka 1.8.2",
+		Release:  "1.8.2",
+		Releases: librdkafkaReleases,
+		About:    "confluent-kafka-go v1.8.2 with its bundled librdkafka 1.8.2 (producer/rdkafka-1.8.2): the founding bug",
+		Prepare:  goBuild("producer/rdkafka-1.8.2", "kconform-rdkafka-1.8.2"),
 	},
 	{
-		Name:    Librdkafka,
-		Family:  librdkafkaFamily,
-		Version: "librdkafka " + LibrdkafkaVersion,
-		About:   "confluent-kafka-go v" + LibrdkafkaVersion + " with its bundled librdkafka (producer/rdkafka)",
-		Prepare: goBuild("producer/rdkafka", "kconform-rdkafka"),
+		Name:     Librdkafka,
+		Family:   librdkafkaFamily,
+		Version:  "librdkafka " + LibrdkafkaVersion,
+		Release:  LibrdkafkaVersion,
+		Releases: librdkafkaReleases,
+		About:    "confluent-kafka-go v" + LibrdkafkaVersion + " with its bundled librdkafka (producer/rdkafka)",
+		Prepare:  goBuild("producer/rdkafka", "kconform-rdkafka"),
 	},
 	{
 		Name:    RustRdkafka,
@@ -73,6 +101,20 @@ var librdkafkaClients = []Client{
 		Tools:         []string{"cargo", "make", "cc", "c++"},
 		InstalledFrom: "crates.io",
 		Prepare:       cargoBuild("producer/rust-rdkafka", "kconform-rust-rdkafka"),
+		Release:       RustRdkafkaVersion,
+		Releases:      rustRdkafkaReleases,
+	},
+}
+
+var rustRdkafkaReleases = &Releases{
+	Name: RustRdkafka, Package: "rdkafka", Registry: "crates.io", List: "cargo info rdkafka, or https://crates.io/crates/rdkafka/versions",
+	Oldest: "0.24.0", TooOld: "rdkafka's transactional API (Producer::init_transactions), which the driver runs, came with 0.24.0",
+	Served: cratesServed("rdkafka"),
+	At: func(v string) Client {
+		return Client{Family: librdkafkaFamily, Version: "rdkafka " + v,
+			About:   "the Rust crate rdkafka " + v + " from crates.io with the librdkafka its rdkafka-sys bundles, built by cargo, run by the rust-rdkafka driver (producer/rust-rdkafka)",
+			Runtime: "Rust 1.85+ with cargo, g++ and make", Tools: []string{"cargo", "make", "cc", "c++"},
+			InstalledFrom: "crates.io", Prepare: rustRelease(v)}
 	},
 }
 

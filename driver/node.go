@@ -2,12 +2,14 @@ package driver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,6 +35,12 @@ type nodeDriver struct {
 	// build is nil for a pure-JavaScript client, and says how to build
 	// one that compiles a native addon when it is installed.
 	build *nodeBuild
+	// pkg is its client's npm package, which package.json pins.
+	pkg string
+	// release, when set, is the release of pkg to install instead of the
+	// pinned one (NAME@VERSION): npm resolves it and writes its lock file
+	// into the cache.
+	release string
 }
 
 // nodeBuild is what an npm package that compiles a native addon when it
@@ -49,25 +57,31 @@ type nodeBuild struct {
 	leftovers string
 }
 
-// prepare installs the driver's client, as pinned by its lock files, into
-// the cache, and returns its driver.js run by node with those packages on
-// NODE_PATH (the tree holds no node_modules).
-func (n nodeDriver) prepare(ctx context.Context, root string, progress io.Writer) ([]string, error) {
+// at is the driver of release of its client (Releases.At).
+func (n nodeDriver) at(release string) nodeDriver {
+	n.release = release
+	return n
+}
+
+// prepare installs the driver's client, as pinned by its lock files (or
+// its release), into the cache, and returns its driver.js run by node
+// with those packages on NODE_PATH (the tree holds no node_modules).
+func (n nodeDriver) prepare(ctx context.Context, root string, progress io.Writer) (Prepared, error) {
 	src := filepath.Join(root, "producer", n.folder)
 	node := "node"
 	if n.minNode != "" {
 		have, err := nodeVersion(ctx)
 		if err != nil {
-			return nil, err
+			return Prepared{}, err
 		}
 		if versionLess(have, n.minNode) {
-			runtime, err := npmCI(ctx, filepath.Join(src, "node"), n.folder+"-node", nil, nil, progress)
+			runtime, err := npmCI(ctx, filepath.Join(src, "node"), n.folder+"-node", nil, nil, nil, progress)
 			if err != nil {
-				return nil, fmt.Errorf("install the Node.js for %s: %w", n.folder, err)
+				return Prepared{}, fmt.Errorf("install the Node.js for %s: %w", n.folder, err)
 			}
 			node = filepath.Join(runtime, "node_modules/.bin/node")
 			if _, err := os.Stat(node); err != nil {
-				return nil, fmt.Errorf("node %s is older than the %s that %s needs, and producer/%s/node pins no Node.js for this platform: install %s", have, n.minNode, n.folder, n.folder, n.needs)
+				return Prepared{}, fmt.Errorf("node %s is older than the %s that %s needs, and producer/%s/node pins no Node.js for this platform: install %s", have, n.minNode, n.folder, n.folder, n.needs)
 			}
 		}
 	}
@@ -79,28 +93,97 @@ func (n nodeDriver) prepare(ctx context.Context, root string, progress io.Writer
 		// for: another node gets a build of its own.
 		out, err := exec.CommandContext(ctx, node, "-p", "process.versions.modules").Output()
 		if err != nil {
-			return nil, fmt.Errorf("node -p process.versions.modules: %w", err)
+			return Prepared{}, fmt.Errorf("node -p process.versions.modules: %w", err)
 		}
 		name += "-node-abi" + strings.TrimSpace(string(out))
 	}
-	packages, err := npmCI(ctx, src, name, n.build, env, progress)
-	if err != nil {
-		return nil, fmt.Errorf("install %s: %w", n.folder, err)
+	if n.release != "" {
+		name += "-" + n.release
 	}
-	return []string{"env", "NODE_PATH=" + filepath.Join(packages, "node_modules"), node, filepath.Join(src, "driver.js")}, nil
+	packages, err := npmCI(ctx, src, name, n.build, env, n.pin(), progress)
+	if err != nil {
+		return Prepared{}, fmt.Errorf("install %s: %w", n.folder, err)
+	}
+	p := Prepared{Command: []string{"env", "NODE_PATH=" + filepath.Join(packages, "node_modules"), node, filepath.Join(src, "driver.js")}}
+	if n.release != "" {
+		if p.Version, err = readVersion(packages); err != nil {
+			return Prepared{}, err
+		}
+	}
+	return p, nil
+}
+
+// pin is the edit of package.json that installs the release instead of
+// the pinned one, with what records its version as installed; nil for
+// the pinned one.
+func (n nodeDriver) pin() *npmRelease {
+	if n.release == "" {
+		return nil
+	}
+	return &npmRelease{pkg: n.pkg, version: n.release}
+}
+
+// npmRelease is a release of an npm package installed in place of the one
+// a driver's package.json pins.
+type npmRelease struct{ pkg, version string }
+
+// packageJSON pins the release in a driver's package.json: the pinned
+// dependency `"pkg": "x.y.z"` becomes the release.
+func (r npmRelease) packageJSON(s string) (string, error) {
+	re := regexp.MustCompile(`("` + regexp.QuoteMeta(r.pkg) + `"\s*:\s*)"[^"]*"`)
+	if !re.MatchString(s) {
+		return "", fmt.Errorf("package.json does not pin %s", r.pkg)
+	}
+	return re.ReplaceAllString(s, `${1}"`+r.version+`"`), nil
+}
+
+// installedVersion is the release as npm installed it into dir, as runs
+// record it: "@confluentinc/kafka-javascript 1.9.0 (librdkafka 2.14.0)",
+// the librdkafka a binding's package.json names included.
+func (r npmRelease) installedVersion(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "node_modules", r.pkg, "package.json"))
+	if err != nil {
+		return "", err
+	}
+	var pkg struct{ Version, Librdkafka string }
+	if err := json.Unmarshal(b, &pkg); err != nil {
+		return "", fmt.Errorf("%s's package.json: %w", r.pkg, err)
+	}
+	if pkg.Version != r.version {
+		return "", fmt.Errorf("npm installed %s %s, not %s", r.pkg, pkg.Version, r.version)
+	}
+	v := r.pkg + " " + pkg.Version
+	if pkg.Librdkafka != "" {
+		v += " (librdkafka " + pkg.Librdkafka + ")"
+	}
+	return v, nil
 }
 
 // npmCI installs the packages that src's package.json and
 // package-lock.json pin into a cache folder named for them, and returns
 // it. For a native addon (build not nil) env is the build's environment,
-// and the build's object files are removed once it is done.
-func npmCI(ctx context.Context, src, name string, build *nodeBuild, env []string, progress io.Writer) (string, error) {
+// and the build's object files are removed once it is done. With a
+// release, package.json pins it instead and npm resolves the rest,
+// writing the lock file into the folder, beside the version installed
+// (versionFile).
+func npmCI(ctx context.Context, src, name string, build *nodeBuild, env []string, release *npmRelease, progress io.Writer) (string, error) {
 	lock := []string{"package.json", "package-lock.json"}
+	npm := []string{"npm", "ci"}
+	if release != nil {
+		lock, npm = lock[:1], []string{"npm", "install"}
+	}
 	return installed(ctx, src, name, lock, progress, func(ctx context.Context, dir string) error {
 		for _, f := range lock {
 			b, err := os.ReadFile(filepath.Join(src, f))
 			if err != nil {
 				return err
+			}
+			if release != nil {
+				s, err := release.packageJSON(string(b))
+				if err != nil {
+					return err
+				}
+				b = []byte(s)
 			}
 			if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
 				return err
@@ -109,7 +192,7 @@ func npmCI(ctx context.Context, src, name string, build *nodeBuild, env []string
 		if build != nil {
 			fmt.Fprintln(progress, build.note)
 		}
-		cmd := exec.CommandContext(ctx, "npm", "ci", "--omit=dev", "--no-audit", "--no-fund")
+		cmd := exec.CommandContext(ctx, npm[0], append(npm[1:], "--omit=dev", "--no-audit", "--no-fund")...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), env...)
 		if b, err := cmd.CombinedOutput(); err != nil {
@@ -123,9 +206,18 @@ func npmCI(ctx context.Context, src, name string, build *nodeBuild, env []string
 			return fmt.Errorf("npm ci: %v: %s%s", err, lastLine(string(b)), hint)
 		}
 		if build != nil && build.leftovers != "" {
-			return removeObjects(filepath.Join(dir, "node_modules", build.leftovers))
+			if err := removeObjects(filepath.Join(dir, "node_modules", build.leftovers)); err != nil {
+				return err
+			}
 		}
-		return nil
+		if release == nil {
+			return nil
+		}
+		v, err := release.installedVersion(dir)
+		if err != nil {
+			return err
+		}
+		return writeVersion(dir, v)
 	})
 }
 

@@ -27,15 +27,39 @@ var platformaticFamily = &Family{
 	},
 }
 
+// Its engines field asks Node.js 22.22 (it calls Promise.withResolvers,
+// which Node.js 20 lacks); 1.x asked 20.19.4, and runs on the same.
+var platformaticDriver = nodeDriver{folder: "platformatic", needs: "Node.js 22.22 or newer", minNode: "22.22.0", pkg: "@platformatic/kafka"}
+
+// platformaticFirstTransactional is the oldest release npm serves whose
+// Producer has beginTransaction (1.22.0 has none): the driver runs older
+// ones idempotent only.
+const platformaticFirstTransactional = "1.27.0"
+
+var platformaticReleases = &Releases{
+	Name: Platformatic, Package: "@platformatic/kafka", Registry: "npm", List: "npm view @platformatic/kafka versions",
+	Oldest: "1.0.0", TooOld: "0.x releases predate its 1.0 API, which the driver speaks",
+	Served: npmServed("@platformatic/kafka"),
+	At: func(v string) Client {
+		c := Client{Family: platformaticFamily, Version: "@platformatic/kafka " + v, InstalledFrom: "npm",
+			About:   "@platformatic/kafka " + v + " from npm, run by the platformatic driver (producer/platformatic)",
+			Prepare: platformaticDriver.at(v).prepare}
+		if versionLess(v, platformaticFirstTransactional) {
+			c.NoTransactions = "@platformatic/kafka before " + platformaticFirstTransactional + " has no transactional producer (Producer.beginTransaction)"
+		}
+		return c
+	},
+}
+
 var platformaticClients = []Client{{
 	Name:          Platformatic,
 	Family:        platformaticFamily,
 	Version:       "@platformatic/kafka " + PlatformaticVersion,
+	Release:       PlatformaticVersion,
+	Releases:      platformaticReleases,
 	About:         "@platformatic/kafka (pure JavaScript) with idempotent: true, which forces one request in flight per broker connection, acks -1 and unlimited retries; it takes a new producer id after a send fails for good, and sends a batch again under a new one on OUT_OF_ORDER_SEQUENCE_NUMBER or UNKNOWN_PRODUCER_ID; it does not batch (each send() is one Produce request per leader), so each partition has at most one send() under way holding every record queued since the last; in a transaction one send() is under way at a time for every partition, as it loses the partitions of concurrent sends (producer/platformatic)",
 	InstalledFrom: "npm",
-	// Its engines field asks Node.js 22.22 (it calls
-	// Promise.withResolvers, which Node.js 20 lacks).
-	Prepare: nodeDriver{folder: "platformatic", needs: "Node.js 22.22 or newer", minNode: "22.22.0"}.prepare,
+	Prepare:       platformaticDriver.prepare,
 }}
 
 // platformaticSettings spells the scenario's knobs as @platformatic/kafka's

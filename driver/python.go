@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kconform/kconform/producer"
@@ -59,11 +62,41 @@ var kafkaPythonFamily = &Family{
 	},
 }
 
+// pythonReleases are the releases of a Python client on PyPI, named name
+// before the @, run by script; oldest and tooOld as in Releases.
+func pythonReleases(name, pkg string, family *Family, script, oldest, tooOld string) *Releases {
+	return &Releases{
+		Name: name, Package: pkg, Registry: "PyPI", List: "pip index versions " + pkg,
+		Oldest: oldest, TooOld: tooOld,
+		Served: pypiServed(pkg),
+		At: func(v string) Client {
+			c := Client{Family: family, Version: name + " " + v, InstalledFrom: "PyPI",
+				About:   pkg + " " + v + " from PyPI in a virtual environment of its own, run by the " + name + " driver (producer/python)",
+				Prepare: pythonRelease(script, pkg, v)}
+			if family == librdkafkaFamily {
+				c.Runtime, c.Tools = pythonRuntime, pythonTools
+			}
+			return c
+		},
+	}
+}
+
+var (
+	aiokafkaReleases = pythonReleases(AIOKafka, "aiokafka", aiokafkaFamily, "aiokafka_driver.py",
+		"0.5.0", "aiokafka's idempotent and transactional producer (enable_idempotence, transactional_id) came with 0.5.0")
+	kafkaPythonReleases = pythonReleases(KafkaPython, "kafka-python", kafkaPythonFamily, "kafka_python_driver.py",
+		"2.2.0", "kafka-python's idempotent producer (enable_idempotence) and transactions came with 2.2.0; 2.1 and older have neither")
+	confluentKafkaPythonReleases = pythonReleases(ConfluentKafkaPython, "confluent-kafka", librdkafkaFamily, "confluent_kafka_driver.py",
+		"1.4.0", "confluent-kafka's transactional API (init_transactions), which the driver runs, came with 1.4.0")
+)
+
 var pythonClients = []Client{
 	{
 		Name:          AIOKafka,
 		Family:        aiokafkaFamily,
 		Version:       "aiokafka " + AIOKafkaVersion,
+		Release:       AIOKafkaVersion,
+		Releases:      aiokafkaReleases,
 		About:         "aiokafka (pure Python on asyncio) with enable_idempotence=True; in a transactional run, transactional_id, with the producer on an asyncio loop of its own thread (producer/python)",
 		InstalledFrom: "PyPI",
 		Prepare:       pythonVenv("aiokafka_driver.py"),
@@ -72,6 +105,8 @@ var pythonClients = []Client{
 		Name:          KafkaPython,
 		Family:        kafkaPythonFamily,
 		Version:       "kafka-python " + KafkaPythonVersion,
+		Release:       KafkaPythonVersion,
+		Releases:      kafkaPythonReleases,
 		About:         "kafka-python (pure Python) with enable_idempotence=True; in a transactional run, transactional_id (producer/python)",
 		InstalledFrom: "PyPI",
 		Prepare:       pythonVenv("kafka_python_driver.py"),
@@ -89,6 +124,8 @@ var confluentKafkaPythonClients = []Client{
 		Runtime:       pythonRuntime,
 		Tools:         pythonTools,
 		Version:       "confluent-kafka-python " + ConfluentKafkaPythonVersion + " (librdkafka " + ConfluentKafkaPythonLibrdkafka + ")",
+		Release:       ConfluentKafkaPythonVersion,
+		Releases:      confluentKafkaPythonReleases,
 		About:         "confluent-kafka-python with its bundled librdkafka " + ConfluentKafkaPythonLibrdkafka + " (the PyPI wheel), enable.idempotence=true and librdkafka's own settings (transactional.id in a transactional run); delivery reports are served by poll() between records (producer/python)",
 		InstalledFrom: "PyPI",
 		Prepare:       pythonVenv("confluent_kafka_driver.py"),
@@ -141,19 +178,81 @@ func kafkaPythonSettings(cfg producer.Config) map[string]string {
 // pythonVenv installs the Python clients from PyPI into a virtual
 // environment, as pinned by producer/python/requirements.txt, and returns
 // the driver script run by its interpreter.
-func pythonVenv(script string) func(context.Context, string, io.Writer) ([]string, error) {
-	return func(ctx context.Context, root string, progress io.Writer) ([]string, error) {
+func pythonVenv(script string) func(context.Context, string, io.Writer) (Prepared, error) {
+	return func(ctx context.Context, root string, progress io.Writer) (Prepared, error) {
 		src := filepath.Join(root, "producer/python")
 		dir, err := installed(ctx, src, "python-clients", []string{"requirements.txt"}, progress, func(ctx context.Context, dir string) error {
-			if err := runQuiet(ctx, dir, "python3", "-m", "venv", dir); err != nil {
-				return fmt.Errorf("%w (Debian needs apt-get install python3-venv)", err)
+			if err := makeVenv(ctx, dir); err != nil {
+				return err
 			}
 			return runQuiet(ctx, dir, filepath.Join(dir, "bin/pip"), "install", "--quiet", "--no-deps",
 				"--disable-pip-version-check", "-r", filepath.Join(src, "requirements.txt"))
 		})
 		if err != nil {
-			return nil, fmt.Errorf("install python clients: %w", err)
+			return Prepared{}, fmt.Errorf("install python clients: %w", err)
 		}
-		return []string{filepath.Join(dir, "bin/python"), "-u", filepath.Join(src, script)}, nil
+		return Prepared{Command: []string{filepath.Join(dir, "bin/python"), "-u", filepath.Join(src, script)}}, nil
+	}
+}
+
+// makeVenv makes a virtual environment in dir.
+func makeVenv(ctx context.Context, dir string) error {
+	if err := runQuiet(ctx, dir, "python3", "-m", "venv", dir); err != nil {
+		return fmt.Errorf("%w (Debian needs apt-get install python3-venv)", err)
+	}
+	return nil
+}
+
+// pythonRelease installs release version of pkg from PyPI into a virtual
+// environment of its own (pip resolving its dependencies, whose versions
+// it keeps in requirements.lock there), and returns script run by its
+// interpreter, with the version as installed: confluent-kafka's with the
+// librdkafka its wheel bundles.
+func pythonRelease(script, pkg, version string) func(context.Context, string, io.Writer) (Prepared, error) {
+	return func(ctx context.Context, root string, progress io.Writer) (Prepared, error) {
+		src := filepath.Join(root, "producer/python")
+		dir, err := installed(ctx, src, "python-"+pkg+"-"+version, []string{"requirements.txt"}, progress, func(ctx context.Context, dir string) error {
+			if err := makeVenv(ctx, dir); err != nil {
+				return err
+			}
+			python := filepath.Join(dir, "bin/python")
+			if err := runQuiet(ctx, dir, python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--only-binary", pkg, pkg+"=="+version); err != nil {
+				return fmt.Errorf("%w (a release without a wheel for this Python is not installed)", err)
+			}
+			lock, err := exec.CommandContext(ctx, python, "-m", "pip", "freeze", "--disable-pip-version-check").Output()
+			if err != nil {
+				return fmt.Errorf("pip freeze: %w", err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "requirements.lock"), lock, 0o644); err != nil {
+				return err
+			}
+			// The version pip installed, and a binding's librdkafka.
+			probe := "import importlib.metadata as m, sys; print(m.version(sys.argv[1]))"
+			if pkg == "confluent-kafka" {
+				probe = "import importlib.metadata as m, sys, confluent_kafka as ck; print(m.version(sys.argv[1]), '(librdkafka ' + ck.libversion()[0] + ')')"
+			}
+			out, err := exec.CommandContext(ctx, python, "-c", probe, pkg).Output()
+			if err != nil {
+				return fmt.Errorf("read the installed %s's version: %w", pkg, err)
+			}
+			installed := strings.TrimSpace(string(out))
+			if !strings.HasPrefix(installed, version) {
+				return fmt.Errorf("pip installed %s %s, not %s", pkg, installed, version)
+			}
+			if pkg == "confluent-kafka" {
+				installed = "confluent-kafka-python " + installed
+			} else {
+				installed = pkg + " " + installed
+			}
+			return writeVersion(dir, installed)
+		})
+		if err != nil {
+			return Prepared{}, fmt.Errorf("install %s %s: %w", pkg, version, err)
+		}
+		v, err := readVersion(dir)
+		if err != nil {
+			return Prepared{}, err
+		}
+		return Prepared{Command: []string{filepath.Join(dir, "bin/python"), "-u", filepath.Join(src, script)}, Version: v}, nil
 	}
 }

@@ -43,7 +43,14 @@ type Client struct {
 	// Prepare builds or installs what it needs, given kconform's source
 	// tree, and returns the command line that runs it; nil for the
 	// bundled producer, which runs in process.
-	Prepare func(ctx context.Context, root string, progress io.Writer) ([]string, error)
+	Prepare func(ctx context.Context, root string, progress io.Writer) (Prepared, error)
+	// Release is the release of its Releases' package it runs ("2.8.2"
+	// for java-2.8), so that NAME@VERSION of that release is this driver.
+	Release string
+	// Releases are the other releases of its client that NAME@VERSION
+	// selects; nil for a client kconform runs at one version only (the
+	// in-process franz-go, pinned by kconform's go.mod).
+	Releases *Releases
 	// OnePerPartition makes the bundled producer keep one record per
 	// partition in flight (the reference producer).
 	OnePerPartition bool
@@ -52,6 +59,43 @@ type Client struct {
 	// drive it yet); "" when it takes the contract's transactional flags.
 	// A transactional scenario is NOT-APPLICABLE to it, with this reason.
 	NoTransactions string
+}
+
+// Prepared is what preparing a driver gives.
+type Prepared struct {
+	// Command is the command line that runs the driver.
+	Command []string
+	// Version is the client's version as installed, when only the install
+	// can tell it (a release chosen by NAME@VERSION, whose package names
+	// the librdkafka it bundles); "" keeps Client.Version.
+	Version string
+}
+
+// Releases is a client package of which kconform can run any release its
+// registry serves (NAME@VERSION), installed on first use into the cache
+// beside the pinned one. The drivers that pin releases of it (java-2.8,
+// java-3.9 and java-4.x of kafka-clients) share one.
+type Releases struct {
+	// Name is what comes before the @: "java" in java@3.7.0.
+	Name string
+	// Package is the package as its registry names it
+	// ("org.apache.kafka:kafka-clients").
+	Package string
+	// Registry is where its releases come from ("Maven Central").
+	Registry string
+	// List is the command that lists the releases the registry serves,
+	// for the error on one it does not.
+	List string
+	// Oldest is the oldest release the driver runs, and TooOld why an
+	// older one is refused (a setting or API the driver needs).
+	Oldest, TooOld string
+	// Served tells whether the registry serves version, asking it with
+	// its ordinary client.
+	Served func(ctx context.Context, version string) (bool, error)
+	// At is the client at version: Name, Release and Releases are set by
+	// Lookup; its Prepare installs that release and says its version as
+	// installed (Prepared.Version).
+	At func(version string) Client
 }
 
 // Family is a client library's setting dialect, shared by the drivers of
