@@ -151,3 +151,24 @@ func TestCampaignJobs(t *testing.T) {
 		t.Error("shard 3/2 was taken")
 	}
 }
+
+// TestReleaseIsACellOfItsOwn: another release of a client
+// (NAME@VERSION) is a cell of its own, keyed by that name, while the
+// pinned release's NAME@VERSION is the pinned driver's cell.
+func TestReleaseIsACellOfItsOwn(t *testing.T) {
+	jobs, err := Plan([]string{"2.8.2:zk"}, []string{"librdkafka", "librdkafka@2.3.0", "librdkafka@2.11.1"}, []string{"seed"}, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, j := range jobs {
+		keys = append(keys, j.Key())
+	}
+	if len(keys) != 3 || keys[0] != "2.8.2-zk/librdkafka/seed" || keys[1] != "2.8.2-zk/librdkafka@2.3.0/seed" || keys[2] != keys[0] {
+		t.Errorf("keys %v", keys)
+	}
+	job, err := Cell{Scenario: "seed", Kafka: "2.8.2", Mode: "zk", Driver: "librdkafka@2.3.0"}.Job()
+	if err != nil || job.Key() != keys[1] {
+		t.Errorf("kconform run's cell: %v, %v", job.Key(), err)
+	}
+}
