@@ -10,8 +10,8 @@ import (
 const ExpectationsFile = "expectations.json"
 
 // Upkeep is what `kconform results` does to the records in a results
-// folder, in this order: add runs, rewrite the expectations, write the
-// findings pages.
+// folder, in this order: set runs aside, add runs, rewrite the
+// expectations, write the findings pages.
 type Upkeep struct {
 	// Dir is the results folder.
 	Dir string
@@ -23,15 +23,25 @@ type Upkeep struct {
 	UpdateExpectations bool
 	Own                func(client string) bool
 	// Readme, when set, is the README to write the findings summary into
-	// (WriteFindings), the scenarios in Order.
-	Readme string
-	Order  []string
+	// (WriteFindings), with what it needs of the scenarios.
+	Readme    string
+	Catalogue Catalogue
+	// Retire, when it names cells, sets their runs made at or before its
+	// commit aside first (Retire).
+	Retire Retirement
 	// Progress receives a line for each thing written.
 	Progress io.Writer
 }
 
 // Do keeps the records as u says.
 func (u Upkeep) Do() error {
+	if len(u.Retire.Cells) > 0 {
+		gone, err := Retire(u.Dir, u.Retire)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(u.Progress, "kconform results: %d runs set aside into %s\n", len(gone), filepath.Join(u.Dir, RetiredFile))
+	}
 	records, err := Read(u.Dir)
 	if err != nil {
 		return err
@@ -57,7 +67,7 @@ func (u Upkeep) Do() error {
 		fmt.Fprintf(u.Progress, "kconform results: expectations of %d cells written to %s\n", len(records), path)
 	}
 	if u.Readme != "" {
-		if err := WriteFindings(u.Dir, u.Readme, records, u.Order); err != nil {
+		if err := WriteFindings(u.Dir, u.Readme, records, u.Catalogue); err != nil {
 			return err
 		}
 		fmt.Fprintf(u.Progress, "kconform results: findings of %d cells written into %s and %s\n", len(records), u.Readme, filepath.Join(u.Dir, FindingsFile))

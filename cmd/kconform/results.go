@@ -19,7 +19,7 @@ import (
 // writes README's findings summary and results/FINDINGS.md from them.
 func runResults(ctx context.Context, args []string) error {
 	fs := cli.NewFlags("results", "[--import artifacts[,more]] [--update-expectations] [--readme README.md]")
-	u := findings.Upkeep{Own: matrix.OwnProducer, Order: scenario.Names(), Progress: os.Stderr}
+	u := findings.Upkeep{Own: matrix.OwnProducer, Catalogue: catalogue(), Progress: os.Stderr}
 	fs.StringVar(&u.Dir, "results", "results", "folder of result records (cells/, expectations.json, notes.json)")
 	imports := fs.String("import", "", "artifacts folders whose scenario runs to add to the records, comma-separated")
 	fs.StringVar(&u.Readme, "readme", "", "README to write the findings summary into (between its findings markers); the whole findings page goes to <results>/FINDINGS.md")
@@ -27,8 +27,11 @@ func runResults(ctx context.Context, args []string) error {
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	if *imports == "" && u.Readme == "" && !u.UpdateExpectations {
-		return cli.Usage("give --import, --readme, --update-expectations or several")
+	retire := fs.String("retire", "", "scenarios or cell keys (2.8.2-zk/kafkajs/seed), comma-separated, whose runs made at or before --before are set aside (listed with --why in <results>/retired.json)")
+	fs.StringVar(&u.Retire.Before, "before", "", "with --retire: the last kconform commit whose runs are set aside")
+	fs.StringVar(&u.Retire.Why, "why", "", "with --retire: why those runs no longer count")
+	if u.Retire.Cells = cli.List(*retire); *imports == "" && u.Readme == "" && !u.UpdateExpectations && *retire == "" {
+		return cli.Usage("give --import, --readme, --update-expectations, --retire or several")
 	}
 	for _, root := range cli.List(*imports) {
 		if _, err := os.Stat(root); err != nil {
@@ -75,7 +78,7 @@ func runReport(ctx context.Context, args []string) error {
 // with key "", of every FAILED cell whose run kept its history into out
 // (default <results>/reports), one Markdown file per cell.
 func writeIssues(results, key, out string) error {
-	issues, err := findings.Issues(results, key, matrix.JudgeRecord)
+	issues, err := findings.Issues(results, key, matrix.JudgeRecord, catalogue())
 	switch {
 	case err != nil:
 		return err
@@ -122,4 +125,9 @@ func runTable(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "kconform table: %d scenario runs, %d not as expected (artifacts in %s)\n", len(cells), report.Unexpected(cells), strings.Join(roots, ", "))
 	return nil
+}
+
+// catalogue is what the result pages need of the scenarios.
+func catalogue() findings.Catalogue {
+	return findings.Catalogue{Order: scenario.Names(), RealOutage: scenario.RealOutages()}
 }

@@ -1,0 +1,129 @@
+package findings
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// RetiredFile lists, in a results folder, the runs set aside and why.
+const RetiredFile = "retired.json"
+
+// Retired is a run set aside: its cell, the run as it was recorded, and
+// why it no longer counts (a harness defect it rests on, say).
+type Retired struct {
+	Key string `json:"key"`
+	Run Run    `json:"run"`
+	Why string `json:"why"`
+}
+
+// Retirement says which runs to set aside: those of the cells named in
+// Cells (a scenario's name for all its cells, or a cell's key) made at a
+// kconform commit at or before Before (an ancestor of it, by git), for
+// Why.
+type Retirement struct {
+	Cells  []string
+	Before string
+	Why    string
+}
+
+// names tells whether r is one of the cells x names.
+func (x Retirement) names(r Record) bool {
+	return slices.Contains(x.Cells, r.Scenario) || slices.Contains(x.Cells, r.Key())
+}
+
+// made tells whether run was made at x.Before or an ancestor of it.
+func (x Retirement) made(run Run) (bool, error) {
+	commit := strings.TrimSuffix(run.Commit, "-dirty")
+	if commit == "" {
+		commit = strings.TrimSuffix(run.RecordedIn, "-dirty")
+	}
+	if commit == "" {
+		return true, nil // no commit: older than any the records name
+	}
+	err := exec.Command("git", "merge-base", "--is-ancestor", commit, x.Before).Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+		return false, nil
+	}
+	return false, fmt.Errorf("is %s before %s (git merge-base): %w", commit, x.Before, err)
+}
+
+// Retire sets aside the runs of the records under dir that x names: they
+// leave their records (a record left without a run goes), their kept
+// histories are deleted, and each is listed in dir/retired.json with its
+// grade and why, so that what a published rate no longer counts stays on
+// record. It returns the runs it set aside.
+func Retire(dir string, x Retirement) ([]Retired, error) {
+	if x.Before == "" || x.Why == "" {
+		return nil, fmt.Errorf("setting runs aside needs the last commit whose runs go (--before) and why (--why)")
+	}
+	records, err := Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Retired
+	var kept []Record
+	for _, r := range records {
+		if !x.names(r) {
+			kept = append(kept, r)
+			continue
+		}
+		var runs []Run
+		for _, run := range r.RunList {
+			old, err := x.made(run)
+			if err != nil {
+				return nil, err
+			}
+			if !old {
+				runs = append(runs, run)
+				continue
+			}
+			out = append(out, Retired{Key: r.Key(), Run: run, Why: x.Why})
+			if run.Evidence != "" {
+				if err := os.Remove(filepath.Join(dir, run.Evidence)); err != nil && !os.IsNotExist(err) {
+					return nil, err
+				}
+			}
+		}
+		if len(runs) == len(r.RunList) {
+			kept = append(kept, r)
+			continue
+		}
+		if err := os.Remove(r.file(dir)); err != nil {
+			return nil, err
+		}
+		if len(runs) > 0 {
+			r.RunList = runs
+			r.tally()
+			kept = append(kept, r)
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	if err := Write(dir, kept); err != nil {
+		return nil, err
+	}
+	var all []Retired
+	path := filepath.Join(dir, RetiredFile)
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &all); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	all = append(all, out...)
+	b, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return out, os.WriteFile(path, append(b, '\n'), 0o644)
+}

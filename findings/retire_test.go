@@ -1,0 +1,65 @@
+package findings
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kconform/kconform/verify"
+)
+
+// Runs made at or before a commit are set aside with their evidence and
+// listed with why; later runs stay, and the record's totals follow.
+func TestRetireSetsAsideOldRuns(t *testing.T) {
+	head, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		t.Skipf("no git history here: %v", err)
+	}
+	dir := t.TempDir()
+	old := Run{RunID: "old", Grade: verify.Failed, Check: "liveness", Date: "2026-12-01", Commit: "", Evidence: "evidence/x/old.jsonl.gz"}
+	now := Run{RunID: "new", Grade: verify.Pass, Date: "2026-12-04", Commit: strings.TrimSpace(string(head))}
+	r := Record{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "txn-coordinator-kill", RunList: []Run{old, now}}
+	r.tally()
+	other := Record{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", RunList: []Run{{RunID: "seed", Grade: verify.Pass, Date: "2026-12-01"}}}
+	other.tally()
+	if err := Write(dir, []Record{r, other}); err != nil {
+		t.Fatal(err)
+	}
+	ev := filepath.Join(dir, old.Evidence)
+	if err := os.MkdirAll(filepath.Dir(ev), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ev, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gone, err := Retire(dir, Retirement{Cells: []string{"txn-coordinator-kill"}, Before: "HEAD~1", Why: "the tap's accept-then-close"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gone) != 1 || gone[0].Run.RunID != "old" {
+		t.Fatalf("set aside %+v, want the old run only", gone)
+	}
+	if _, err := os.Stat(ev); !os.IsNotExist(err) {
+		t.Errorf("the old run's evidence is still there: %v", err)
+	}
+	records, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range records {
+		if x.Scenario == "txn-coordinator-kill" && (x.Runs != 1 || x.Grade != verify.Pass) {
+			t.Errorf("record after: %d runs, %s; want 1 run, PASS", x.Runs, x.Grade)
+		}
+	}
+	var listed []Retired
+	b, err := os.ReadFile(filepath.Join(dir, RetiredFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &listed); err != nil || len(listed) != 1 || listed[0].Why == "" || listed[0].Run.Grade != verify.Failed {
+		t.Errorf("retired.json: %s (%v)", b, err)
+	}
+}
