@@ -59,6 +59,11 @@ type Config struct {
 	// sequences again at 0 under the same producer id and epoch after any
 	// failed request. It exists only to prove that the suites can fail.
 	BrokenSequences bool
+	// Liar swaps in a deliberately lying driver that reports every record
+	// acknowledged at a made-up offset and never sends anything to Kafka
+	// (runLiar). It exists only to prove that an acknowledgement the log
+	// does not back is caught (FAILED acked-lost).
+	Liar bool
 	// TransactionalID makes the producer transactional (kgo.TransactionalID),
 	// as docs/clients.md's contract has it: transactions numbered from 0
 	// of TransactionSize records each (DefaultTransactionSize), round-robin as
@@ -114,7 +119,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxInFlight < 1 || c.MaxInFlight > 5 {
 		return c, fmt.Errorf("max in-flight %d: the idempotent producer allows 1 to 5", c.MaxInFlight)
 	}
-	if c.MaxInFlight != 5 && !c.BrokenSequences {
+	if c.MaxInFlight != 5 && !c.BrokenSequences && !c.Liar {
 		return c, fmt.Errorf("max in-flight %d: franz-go's idempotent producer always uses 5; use another driver to test fewer", c.MaxInFlight)
 	}
 	if c.RequestTimeout == 0 {
@@ -131,6 +136,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Transactional() && c.BrokenSequences {
 		return c, fmt.Errorf("the broken-sequence producer is not transactional: drop the transactional id")
+	}
+	if c.Liar && (c.Transactional() || c.BrokenSequences) {
+		return c, fmt.Errorf("the liar only acknowledges idempotent records: drop the transactional id and the broken producer")
 	}
 	if c.BrokenTransactions != "" && !c.BrokenTransactions.known() {
 		return c, fmt.Errorf("broken transactions %q: want %s, %s or %s", c.BrokenTransactions, TxnClaimsCommit, TxnWritesOutside, TxnResetsSequence)

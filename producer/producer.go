@@ -102,6 +102,10 @@ func Run(ctx context.Context, cfg Config, out io.Writer) (Stats, error) {
 		ev.emit(history.ClientLine{Name: history.ProducerFatal, Message: err.Error(), RunID: cfg.RunID})
 		return st, err
 	}
+	if cfg.Liar {
+		st := runLiar(ctx, cfg, ev)
+		return st, ev.close()
+	}
 	if cfg.BrokenSequences || cfg.BrokenTransactions == TxnResetsSequence {
 		run := runBroken
 		if cfg.BrokenTransactions == TxnResetsSequence {

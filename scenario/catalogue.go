@@ -483,11 +483,14 @@ var (
 	ExpectSequenceReset = Expectation{"founding-bug", "", expectSequenceReset}
 	// ExpectInconclusive: a run that judged nothing.
 	ExpectInconclusive = Expectation{"inconclusive", "inconclusive", expectInconclusive}
+	// ExpectAckedLost: the lying driver's acknowledgements, which the log
+	// does not back.
+	ExpectAckedLost = Expectation{"acked-lost", "liar", expectAckedLost}
 )
 
 // ExpectationNamed returns the expectation called name.
 func ExpectationNamed(name string) (*Expectation, error) {
-	for _, e := range []*Expectation{&ExpectReset, &ExpectSequenceReset, &ExpectInconclusive} {
+	for _, e := range []*Expectation{&ExpectReset, &ExpectSequenceReset, &ExpectInconclusive, &ExpectAckedLost} {
 		if e.Name == name {
 			return e, nil
 		}
@@ -567,6 +570,29 @@ func Garbage(s Scenario) Scenario {
 	s.Client = GarbageDriver
 	s.Expect = &ExpectInconclusive
 	return s
+}
+
+// Liar returns s run by kconform's lying driver (producer.Config.Liar,
+// `kconform produce --liar`), in process as the broken producer is, and
+// expecting FAILED acked-lost: it reports every record acknowledged at a
+// made-up offset and sends nothing, and acknowledgements the log does not
+// back must never pass.
+func Liar(s Scenario) Scenario {
+	s.Client = driver.FranzGo
+	s.Compressed = nil
+	// Only the workload: the liar has no client to set.
+	s.Producer = producer.Config{Liar: true, Rate: s.Producer.Rate, Count: s.Producer.Count}
+	s.Expect = &ExpectAckedLost
+	return s
+}
+
+// expectAckedLost checks that a verdict is FAILED with acked-lost as its
+// first finding: acknowledgements that no record in the log backs.
+func expectAckedLost(v *verify.Verdict) error {
+	if v.Grade != verify.Failed || len(v.Violations) == 0 || v.Violations[0].Check != verify.AckedLost {
+		return fmt.Errorf("expected FAILED %s, got: %s", verify.AckedLost, v.OneLine())
+	}
+	return nil
 }
 
 // expectInconclusive checks that a verdict is INCONCLUSIVE.
@@ -663,7 +689,7 @@ func ScenariosMarkdown() string {
 		}
 		b.WriteString(".\n")
 	}
-	b.WriteString("\nOther labels: `cluster` (the cluster fixture's suite, with `kafka-<version>`, `zk`, `kraft`), `inconclusive` (a garbage-printing driver that must be INCONCLUSIVE), and each known-bad client's name (`librdkafka-1.8.2`). Specs labelled `cluster`, `known-bad` or `slow` run only when a label filter asks for them.\n")
+	b.WriteString("\nOther labels: `cluster` (the cluster fixture's suite, with `kafka-<version>`, `zk`, `kraft`), `inconclusive` (a garbage-printing driver that must be INCONCLUSIVE), `liar` (a driver that acknowledges every record at made-up offsets and sends nothing, which must be FAILED acked-lost), and each known-bad client's name (`librdkafka-1.8.2`). Specs labelled `cluster`, `known-bad` or `slow` run only when a label filter asks for them.\n")
 	return b.String()
 }
 
@@ -671,7 +697,7 @@ func ScenariosMarkdown() string {
 // Ginkgo makes the scenario labels at run time, so `ginkgo labels` cannot
 // see them.
 func Labels() []string {
-	labels := append(Names(), "known-bad", "broken", "slow", "inconclusive", "cluster", "zk", "kraft")
+	labels := append(Names(), "known-bad", "broken", "slow", "inconclusive", "liar", "cluster", "zk", "kraft")
 	for _, byClient := range KnownBad {
 		for c := range byClient {
 			if !slices.Contains(labels, c) {

@@ -129,3 +129,24 @@ func TestOwnProducerRecordsConfigTimers(t *testing.T) {
 		t.Fatalf("in real time: %+v", used)
 	}
 }
+
+// The liar runs in process with nothing but the workload, and only
+// FAILED acked-lost meets its expectation.
+func TestLiarExpectsAckedLost(t *testing.T) {
+	s := Liar(Seed(SeedDown))
+	if !s.Producer.Liar || s.Client != driver.FranzGo || s.Expect != &ExpectAckedLost || s.Compressed != nil {
+		t.Fatalf("Liar must run the lying driver in process with its expectation: %+v", s)
+	}
+	if e, err := ExpectationNamed("acked-lost"); err != nil || e != &ExpectAckedLost {
+		t.Fatalf("a saved liar run must be judged again by its expectation's name: %v", err)
+	}
+	lost := &verify.Verdict{Grade: verify.Failed, Violations: []verify.Violation{{Check: verify.AckedLost, Grade: verify.Failed}}}
+	if err := s.Expect.Check(lost); err != nil {
+		t.Errorf("FAILED acked-lost must meet it: %v", err)
+	}
+	for _, v := range []*verify.Verdict{{Grade: verify.Pass}, {Grade: verify.Inconclusive}, {Grade: verify.Failed, Violations: []verify.Violation{{Check: verify.Liveness}}}} {
+		if err := s.Expect.Check(v); err == nil {
+			t.Errorf("%s must not meet it", v.OneLine())
+		}
+	}
+}

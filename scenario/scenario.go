@@ -198,7 +198,7 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir 
 	if s.ClientDefaults {
 		// The workload stays; the client's settings are its own.
 		// Transactions are the workload too.
-		cfg = producer.Config{Rate: s.Producer.Rate, Count: s.Producer.Count, BrokenSequences: s.Producer.BrokenSequences,
+		cfg = producer.Config{Rate: s.Producer.Rate, Count: s.Producer.Count, BrokenSequences: s.Producer.BrokenSequences, Liar: s.Producer.Liar,
 			TransactionalID: s.Producer.TransactionalID, TransactionSize: s.Producer.TransactionSize, AbortEvery: s.Producer.AbortEvery}
 	}
 	cfg.Brokers, cfg.Topic, cfg.Partitions, cfg.RunID = tap.Addrs(), Topic, cmp.Or(s.Partitions, 3), producer.NewRunID()

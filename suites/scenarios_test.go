@@ -40,6 +40,13 @@ var _ = framework.DescribeScenario(scenario.Garbage(func() scenario.Scenario {
 	return s
 }()), "known-bad", "inconclusive")
 
+// A driver that acknowledges every record at made-up offsets and never
+// produces: the run must be FAILED acked-lost (labels known-bad and liar).
+var _ = framework.DescribeScenario(scenario.Liar(func() scenario.Scenario {
+	s, _ := scenario.ByName("lost-response")
+	return s
+}()), "known-bad", "liar")
+
 // The founding bug: librdkafka 1.8.2 must fail the seed with the
 // wire-level verdict on ZooKeeper-mode brokers (labels known-bad and the
 // client's name).

@@ -32,6 +32,7 @@ func runProduce(ctx context.Context, args []string) error {
 	fs.IntVar(&cfg.AbortEvery, "abort-every", 0, "abort every n-th transaction on purpose; 0 never")
 	fs.Func("broken-transactions", "with --transactional-id: a deliberately broken transactional producer, to prove the checks fail: claims-commit, writes-outside or resets-sequence (the sequence back at 0 inside a transaction after a failed request)",
 		func(v string) error { cfg.BrokenTransactions = producer.TxnBreak(v); return nil })
+	fs.BoolVar(&cfg.Liar, "liar", false, "a deliberately lying driver, to prove the checks fail: it prints every record acknowledged at a made-up offset and sends nothing to Kafka (FAILED acked-lost); run it as kconform run --driver \"kconform produce --liar\"")
 	fs.Func("set", "extra client setting key=value, repeatable: metadata.max.age.ms, metadata.min.age.ms, retry.backoff.ms, batch.max.bytes, compression, conn.idle.timeout.ms, dial.timeout.ms, client.id, transaction.timeout.ms", cli.KeyValue(cfg.Extra))
 	if err := cli.Parse(fs, args); err != nil {
 		return err
