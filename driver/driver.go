@@ -193,8 +193,16 @@ func (d *Driver) Prepare(ctx context.Context, progress io.Writer) error {
 	}
 	d.command, d.version = p.Command, p.Version
 	prepared.drivers[d.Name] = p
+	if strings.Contains(d.Name, "@") {
+		_ = os.WriteFile(servedMark(d.Name), nil, 0o644)
+	}
 	return nil
 }
+
+// servedMark is the file saying that the release a driver's name picks
+// was installed once, so its registry need not be asked again: a release
+// is not withdrawn from it.
+func servedMark(name string) string { return filepath.Join(CacheDir(), "served-"+name) }
 
 // served checks that the registry serves the release NAME@VERSION names,
 // so that a release that does not exist is one line saying what to do,
@@ -202,6 +210,9 @@ func (d *Driver) Prepare(ctx context.Context, progress io.Writer) error {
 func (d *Driver) served(ctx context.Context) error {
 	rel := d.client.Releases
 	if rel == nil || !strings.Contains(d.Name, "@") {
+		return nil
+	}
+	if _, err := os.Stat(servedMark(d.Name)); err == nil {
 		return nil
 	}
 	ok, err := rel.Served(ctx, d.client.Release)

@@ -213,6 +213,18 @@ func Find(name string) (Client, bool) {
 	return Client{}, false
 }
 
+// ReleaseLines returns the clients of which NAME@VERSION runs other
+// releases, in registry order, each once.
+func ReleaseLines() []*Releases {
+	var out []*Releases
+	for _, c := range registry {
+		if c.Releases != nil && !slices.Contains(out, c.Releases) {
+			out = append(out, c.Releases)
+		}
+	}
+	return out
+}
+
 // Families returns the built-in drivers' families in registry order, each
 // once.
 func Families() []*Family {

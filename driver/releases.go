@@ -50,9 +50,10 @@ func cratesServed(crate string) func(context.Context, string) (bool, error) {
 // (group:artifact) at version.
 func mavenServed(artifact string) func(context.Context, string) (bool, error) {
 	return askRegistry(func(v string) []string {
-		return []string{"mvn", "-B", "-q", "org.apache.maven.plugins:maven-dependency-plugin:3.6.1:get",
+		// Not -q: it hides the error that says the release is not there.
+		return []string{"mvn", "-B", "org.apache.maven.plugins:maven-dependency-plugin:3.6.1:get",
 			"-Dartifact=" + artifact + ":" + v + ":pom", "-Dtransitive=false"}
-	}, "Could not find artifact", "could not be resolved")
+	}, "was not found in", "Could not find artifact")
 }
 
 // pypiServed asks PyPI, through pip, whether it serves package at

@@ -31,6 +31,10 @@ func runList(_ context.Context, args []string) error {
 	for _, c := range driver.Clients() {
 		fmt.Printf("  %-16s %-20s %s\n", c.Label(), c.Version, c.About)
 	}
+	fmt.Println("\nNAME@VERSION runs another release of a client, installed on first use from its registry (docs/clients.md):")
+	for _, r := range driver.ReleaseLines() {
+		fmt.Printf("  %-32s %s on %s, from %s\n", r.Name+"@VERSION", r.Package, r.Registry, r.Oldest)
+	}
 	return nil
 }
 
