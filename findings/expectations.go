@@ -107,7 +107,7 @@ func describe(r Record) string {
 	if r.Check != "" {
 		s += " " + r.Check
 	}
-	return fmt.Sprintf("%s (%d of %d runs passed)", s, r.Passes, r.Runs)
+	return s + ", " + verify.Rate(r.Grade, r.Grades)
 }
 
 func describeExpected(e Expectation) string {

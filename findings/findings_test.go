@@ -116,8 +116,8 @@ func TestImportMergeAndExpectations(t *testing.T) {
 		t.Errorf("a changed expectation must make the cell differ: %q", d)
 	}
 
-	md := Markdown(recs, []Note{{Client: "c", Scenario: "seed", Text: "The code path.", Issue: "https://example.org/1"}}, []string{"seed"})
-	for _, want := range []string{"| seed | FAILED legal-reset (1/3) |", "FAILED in 1 of 3 runs (compressed timers); with the client's defaults: FAILED legal-reset (0/1) with message.timeout.ms=1800000 added",
+	md := Markdown(recs, []Note{{Client: "c", Scenario: "seed", Text: "The code path.", Issue: "https://example.org/1"}}, Catalogue{Order: []string{"seed"}, RealOutage: []string{"seed"}})
+	for _, want := range []string{"| seed | FAILED in 1 of 3 runs: legal-reset |", "FAILED in 1 of 3 runs with compressed timers. Other runs\n  of the scenario: FAILED in 1 of 1 run with message.timeout.ms=1800000 added to the client's\n  defaults, the real outage.",
 		"The code path. (https://example.org/1)", "`metadata.max.age.ms=3000` compressed (default 300000)", "kconform run --driver c --scenario seed --kafka 2.8.2 --mode zk --real-time --set message.timeout.ms=1800000"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
@@ -237,9 +237,9 @@ func TestIssueReport(t *testing.T) {
 	if !ok {
 		t.Fatal("no run to report")
 	}
-	md := IssueReport(r, run, []Record{r}, []Note{{Client: "c", Scenario: "seed", Text: "The code path.", Issue: "https://example.org/2"}}, h, v, "results")
+	md := IssueReport(r, run, []Record{r}, []Note{{Client: "c", Scenario: "seed", Text: "The code path.", Issue: "https://example.org/2"}}, h, v, "results", Catalogue{})
 	for _, want := range []string{"c (c 1.0)", "Kafka | 2.8.2, zk mode", "`linger.ms` | `5` | compressed (default 0)", "kconform run --driver c --scenario seed --kafka 2.8.2 --mode zk",
-		"FAILED in 1 of 1 runs (compressed timers)", "| **→** +0.000 s | 2 | 1 | 7, 0 | 0 | 1 | 2-2 | OUT_OF_ORDER_SEQUENCE_NUMBER |",
+		"FAILED in 1 of 1 run with compressed timers", "| **→** +0.000 s | 2 | 1 | 7, 0 | 0 | 1 | 2-2 | OUT_OF_ORDER_SEQUENCE_NUMBER |",
 		"OUT_OF_ORDER_SEQUENCE_NUMBER, fatal", "The code path. (https://example.org/2)", "results/evidence/2.8.2-zk/c/seed/r.jsonl.gz"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)

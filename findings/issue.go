@@ -24,7 +24,7 @@ type Issue struct {
 // under results, or, with key "", of every FAILED cell, each from its
 // run's kept history judged again with judge. None is a key that names
 // no cell.
-func Issues(results, key string, judge Judge) ([]Issue, error) {
+func Issues(results, key string, judge Judge, cat Catalogue) ([]Issue, error) {
 	records, err := Read(results)
 	if err != nil {
 		return nil, err
@@ -45,7 +45,7 @@ func Issues(results, key string, judge Judge) ([]Issue, error) {
 			if run, ok = recordedRun(r); ok {
 				v := &verify.Verdict{Grade: run.Grade, Paragraph: run.First.Summary, Violations: []verify.Violation{{
 					Grade: run.Grade, Check: verify.CheckID(run.First.Check), Summary: run.First.Summary, Partition: -1, ProducerID: -1}}}
-				out = append(out, Issue{Record: r, Text: IssueReport(r, run, records, notes, &history.History{}, v, results)})
+				out = append(out, Issue{Record: r, Text: IssueReport(r, run, records, notes, &history.History{}, v, results, cat)})
 				continue
 			}
 			out = append(out, Issue{Record: r})
@@ -59,7 +59,7 @@ func Issues(results, key string, judge Judge) ([]Issue, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Issue{Record: r, Text: IssueReport(r, run, records, notes, h, v, results)})
+		out = append(out, Issue{Record: r, Text: IssueReport(r, run, records, notes, h, v, results, cat)})
 	}
 	return out, nil
 }
@@ -113,7 +113,7 @@ func recordedRun(r Record) (Run, bool) {
 // the client's own log line, the code path a person read, and the evidence
 // file. records are every record (for the same cell with the client's
 // defaults); resultsDir is where the evidence lives, as the reader names it.
-func IssueReport(r Record, run Run, records []Record, notes []Note, h *history.History, v *verify.Verdict, resultsDir string) string {
+func IssueReport(r Record, run Run, records []Record, notes []Note, h *history.History, v *verify.Verdict, resultsDir string, cat Catalogue) string {
 	var b strings.Builder
 	x := firstOfGrade(v)
 	title := string(v.Grade)
@@ -124,17 +124,12 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, h *history.H
 	fmt.Fprintf(&b, "Found by [kconform](https://github.com/kconform/kconform), a conformance suite that runs the client against real Kafka brokers, injects the scenario's faults, and judges the wire, the client's reports and the log read back.\n\n")
 
 	b.WriteString("## How often\n\n")
-	fmt.Fprintf(&b, "- %s.\n", rate(r))
-	if !r.variant() {
-		fmt.Fprintf(&b, "- With the client's default settings and a real outage: %s.\n", realTimeText(r, records))
-	}
-	if r.Timing != "" && r.Timing != "defaults" && r.Grade == verify.Failed {
-		fmt.Fprintf(&b, "- The runs above use %s; see the settings below.\n", timingText(r))
-	}
+	fmt.Fprintf(&b, "- %s.\n", r.RateText(cat))
+	fmt.Fprintf(&b, "- Other runs of the scenario: %s.\n", siblingsText(r, records, cat))
 
 	b.WriteString("\n## Environment\n\n")
 	fmt.Fprintf(&b, "| | |\n|---|---|\n| client | %s |\n| Kafka | %s, %s mode, 3 brokers, replication factor 3, min.insync.replicas 2 |\n| scenario | %s |\n| timing | %s |\n| kconform commit | %s |\n| run | %s (%s) |\n",
-		clientName(r), r.Kafka, r.Mode, r.Scenario, timingText(r), valueOr(run.Commit, "not recorded"), run.RunID, valueOr(run.Date, "date not recorded"))
+		clientName(r), r.Kafka, r.Mode, r.Scenario, r.Label(cat), valueOr(run.Commit, "not recorded"), run.RunID, valueOr(run.Date, "date not recorded"))
 	if len(r.Settings) > 0 {
 		b.WriteString("\nClient settings (every other setting is the client's default):\n\n| setting | value | kind |\n|---|---|---|\n")
 		for _, s := range r.Settings {

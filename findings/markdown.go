@@ -50,7 +50,7 @@ const (
 // (scenarios as rows, clients as columns, each cell its worst grade and
 // check with passes of runs), then the evidence of every FAILED and
 // NON-STRICT cell, with its run in real time when there is one.
-func Markdown(records []Record, notes []Note, order []string) string {
+func Markdown(records []Record, notes []Note, cat Catalogue) string {
 	var b strings.Builder
 	var idempotent, transactional []Record
 	for _, r := range records {
@@ -60,13 +60,12 @@ func Markdown(records []Record, notes []Note, order []string) string {
 			idempotent = append(idempotent, r)
 		}
 	}
-	grid(&b, idempotent, order)
+	grid(&b, idempotent, cat.Order)
 	if len(transactional) > 0 {
-		b.WriteString("**Transactions.** The transactional cells, judged by the transaction checks as well; `tv1` and `tv2` are clusters formatted with that `transaction.version` (KIP-890 part 2 is 2).\n\n")
-		grid(&b, transactional, order)
+		b.WriteString(wrap("**Transactions.** The transactional cells, judged by the transaction checks as well; `tv1` and `tv2` are clusters formatted with that `transaction.version` (KIP-890 part 2 is 2).", "") + "\n\n")
+		grid(&b, transactional, cat.Order)
 	}
-	b.WriteString("Each cell: the worst grade over its runs, the check of its first finding, and how many runs passed (PASS or INFORMATIONAL); † marks a cell with fewer than 3 runs.\n\n")
-	evidenceMarkdown(&b, records, notes)
+	evidenceMarkdown(&b, records, notes, cat)
 	return b.String()
 }
 
@@ -135,7 +134,7 @@ func grid(b *strings.Builder, records []Record, order []string) {
 				if r.Runs < 3 && r.Grade != verify.NotApplicable {
 					mark = " †"
 				}
-				fmt.Fprintf(b, " %s%s |", short(r), mark)
+				fmt.Fprintf(b, " %s%s |", gridText(r), mark)
 			}
 			b.WriteString("\n")
 		}
@@ -145,8 +144,8 @@ func grid(b *strings.Builder, records []Record, order []string) {
 
 // evidenceMarkdown lists every FAILED and NON-STRICT cell and every variant
 // run, each with its rate, first finding, notes and the command that runs
-// it again.
-func evidenceMarkdown(b *strings.Builder, records []Record, notes []Note) {
+// it again, wrapped so that no line is long.
+func evidenceMarkdown(b *strings.Builder, records []Record, notes []Note, cat Catalogue) {
 	var evidence []Record
 	for _, r := range records {
 		if r.Grade == verify.Failed || r.Grade == verify.NonStrict || r.variant() {
@@ -156,53 +155,107 @@ func evidenceMarkdown(b *strings.Builder, records []Record, notes []Note) {
 	if len(evidence) == 0 {
 		return
 	}
-	b.WriteString("Every FAILED and NON-STRICT cell, and every run in real time or with added settings:\n\n")
+	b.WriteString("## Every finding\n\nEvery FAILED and NON-STRICT cell, and every cell run with the client's defaults or with added settings:\n\n")
 	for _, r := range evidence {
-		fmt.Fprintf(b, "- **%s, %s, Kafka %s %s, %s: %s**", clientName(r), r.Scenario, r.Kafka, r.Mode, timingText(r), short(r))
-		defaultsTold := false
-		if r.Grade == verify.Failed && !r.variant() && r.Timing != artifacts.TimingDefaults {
-			// A finding that needs the scenario's timers says so first.
-			fmt.Fprintf(b, ". %s; with the client's defaults: %s", rate(r), realTimeText(r, records))
-			defaultsTold = true
-		} else if r.Grade == verify.Failed || r.Grade == verify.NonStrict {
-			fmt.Fprintf(b, ". %s", rate(r))
+		var p strings.Builder
+		fmt.Fprintf(&p, "- **%s, %s, Kafka %s %s**: ", clientName(r), r.Row(), r.Kafka, r.Mode)
+		if r.Check != "" && r.Grade != verify.Pass {
+			fmt.Fprintf(&p, "%s, ", r.Check)
 		}
+		fmt.Fprintf(&p, "%s. Other runs of the scenario: %s.", r.RateText(cat), siblingsText(r, records, cat))
 		if r.First != nil {
-			fmt.Fprintf(b, ". First finding: %s", strings.TrimSuffix(r.First.Summary, "."))
+			fmt.Fprintf(&p, " First finding: %s", strings.TrimSuffix(r.First.Summary, "."))
 			if r.First.BrokerAnswer != "" {
-				fmt.Fprintf(b, "; the broker answered %s", r.First.BrokerAnswer)
+				fmt.Fprintf(&p, "; the broker answered %s", r.First.BrokerAnswer)
 			}
 			if len(r.First.Answers) > 1 {
-				fmt.Fprintf(b, " (all answers: %s)", strings.Join(verify.CompactAnswers(r.First.Answers), ", "))
+				fmt.Fprintf(&p, " (all answers: %s)", strings.Join(verify.CompactAnswers(r.First.Answers), ", "))
 			}
 			if r.First.InLog != nil {
 				if *r.First.InLog {
-					b.WriteString("; the batch is in the log")
+					p.WriteString("; the batch is in the log")
 				} else {
-					b.WriteString("; the batch is not in the log")
+					p.WriteString("; the batch is not in the log")
 				}
 			}
+			p.WriteString(".")
 			if r.First.ClientLog != "" {
-				fmt.Fprintf(b, ". Client log: `%s`", strings.ReplaceAll(r.First.ClientLog, "`", "'"))
+				fmt.Fprintf(&p, " Client log: `%s`.", strings.ReplaceAll(r.First.ClientLog, "`", "'"))
 			}
 		}
-		b.WriteString(".")
 		if c := settingsText(r); c != "" {
-			fmt.Fprintf(b, " Settings: %s.", c)
-		}
-		if !r.variant() && !defaultsTold {
-			fmt.Fprintf(b, " In real time with the client's defaults: %s.", realTimeText(r, records))
+			fmt.Fprintf(&p, " Settings: %s.", c)
 		}
 		for _, n := range notes {
 			if n.about(r) && !r.variant() {
-				fmt.Fprintf(b, " %s", n.Text)
+				fmt.Fprintf(&p, " %s", n.Text)
 				if n.Issue != "" {
-					fmt.Fprintf(b, " (%s)", n.Issue)
+					fmt.Fprintf(&p, " (%s)", n.Issue)
 				}
 			}
 		}
-		fmt.Fprintf(b, " Reproduce: `%s`; record: `%s`.\n", r.Command(), r.file("results"))
+		fmt.Fprintf(&p, " Reproduce: `%s`; record: `%s`.", r.Command(), r.file("results"))
+		b.WriteString(wrap(p.String(), "  ") + "\n")
 	}
+}
+
+// siblingsText gives the rate of r's grade in every other cell of its
+// scenario on the same client and Kafka (with the client's defaults,
+// with settings added, another transaction.version), each under its
+// label, so that a finding's reach is read beside it.
+func siblingsText(r Record, records []Record, cat Catalogue) string {
+	var out []string
+	for _, x := range records {
+		if x.Key() != r.Key() && x.Client == r.Client && x.Kafka == r.Kafka && x.Mode == r.Mode && x.Scenario == r.Scenario && x.Grade != verify.NotApplicable {
+			out = append(out, x.rateOf(r.Grade, cat))
+		}
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, "; ")
+}
+
+// wrap breaks a paragraph at spaces into lines of about 100 characters,
+// each after the first indented by indent, so that the generated pages
+// read and diff line by line. A code span of up to 160 characters stays
+// on one line (a command reads whole), and no line starts with what Markdown would take for a
+// list, a heading, a quote or a table.
+func wrap(text, indent string) string {
+	var words []string
+	for _, w := range strings.Split(text, " ") {
+		if n := len(words); n > 0 && strings.Count(words[n-1], "`")%2 == 1 && len(words[n-1])+1+len(w) <= 160 {
+			words[n-1] += " " + w
+			continue
+		}
+		words = append(words, w)
+	}
+	var b strings.Builder
+	line := 0
+	for i, w := range words {
+		if i > 0 {
+			if line+1+len(w) > 100 && !startsBlock(w) {
+				b.WriteString("\n" + indent)
+				line = len(indent)
+			} else {
+				b.WriteString(" ")
+				line++
+			}
+		}
+		b.WriteString(w)
+		line += len(w)
+	}
+	return b.String()
+}
+
+// startsBlock tells whether a line that starts with word w would be read
+// as the start of a Markdown block rather than as the paragraph's text.
+func startsBlock(w string) bool {
+	if w == "" || strings.ContainsAny(w[:1], "-+*#>|=") {
+		return true
+	}
+	d := strings.TrimLeft(w, "0123456789")
+	return len(d) < len(w) && (strings.HasPrefix(d, ".") || strings.HasPrefix(d, ")"))
 }
 
 // variant: a real-time run of a compressible scenario, or one with added
@@ -217,15 +270,17 @@ func add(list *[]string, v string) {
 	}
 }
 
-func short(r Record) string {
-	s := string(r.Grade)
-	if r.Check != "" && r.Grade != verify.Pass {
-		s += " " + r.Check
-	}
+// gridText is a grid cell: the rate of its worst grade and that grade's
+// check.
+func gridText(r Record) string {
 	if r.Grade == verify.NotApplicable {
-		return s
+		return string(r.Grade)
 	}
-	return fmt.Sprintf("%s (%d/%d)", s, r.Passes, r.Runs)
+	s := verify.Rate(r.Grade, r.Grades)
+	if r.Check != "" && r.Grade != verify.Pass {
+		s += ": " + r.Check
+	}
+	return s
 }
 
 func clientName(r Record) string {
@@ -233,27 +288,6 @@ func clientName(r Record) string {
 		return fmt.Sprintf("%s (%s)", r.Client, r.ClientVersion)
 	}
 	return r.Client
-}
-
-func timingText(r Record) string {
-	switch r.Timing {
-	case artifacts.TimingCompressed:
-		return "compressed timers"
-	case artifacts.TimingScenarioTimeouts:
-		return "the scenario's own client timeouts"
-	case artifacts.TimingDefaults:
-		if r.ClientDefaults {
-			return "real outage, the client's defaults"
-		}
-		return "the client's defaults"
-	}
-	return "timing not recorded"
-}
-
-// rate says how often the cell got its worst grade: "FAILED in 2 of 3
-// runs (compressed timers)".
-func rate(r Record) string {
-	return fmt.Sprintf("%s in %d of %d runs (%s)", r.Grade, r.Grades[r.Grade], r.Runs, timingText(r))
 }
 
 func settingsText(r Record) string {
@@ -269,24 +303,6 @@ func settingsText(r Record) string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-// realTimeText says how the cell's real-time runs came out.
-func realTimeText(r Record, records []Record) string {
-	var out []string
-	for _, x := range records {
-		if x.Client == r.Client && x.Kafka == r.Kafka && x.Mode == r.Mode && x.Scenario == r.Scenario && x.ClientDefaults {
-			s := short(x)
-			if len(x.Added) > 0 {
-				s += " with " + strings.Join(x.Added, ", ") + " added"
-			}
-			out = append(out, s)
-		}
-	}
-	if len(out) == 0 {
-		return "not measured"
-	}
-	return strings.Join(out, "; ")
 }
 
 // Command is the kconform command line that runs the cell again.
@@ -319,7 +335,7 @@ func ReplaceSection(readme, text string) (string, error) {
 // Summary is README's short account of the records: how many cells, their
 // grades, and one line per FAILED finding with its rate in every timing
 // kind it was run in; the whole grid is in FINDINGS.md.
-func Summary(records []Record) string {
+func Summary(records []Record, cat Catalogue) string {
 	var b strings.Builder
 	grades := map[verify.Grade]int{}
 	var blocks []string
@@ -339,8 +355,8 @@ func Summary(records []Record) string {
 			counts = append(counts, fmt.Sprintf("%d %s", grades[g], g))
 		}
 	}
-	b.WriteString(foundingRate(records))
-	fmt.Fprintf(&b, "%d cells (client x scenario x Kafka %s): %s. The FAILED findings, each with its rate in every timing kind it was run in (compressed timers, the scenario's own client timeouts, or a real outage with the client's defaults):\n\n",
+	b.WriteString(foundingRate(records, cat))
+	fmt.Fprintf(&b, "%d cells (client x scenario x Kafka %s): %s. The FAILED findings, each with its rate under every label it was run with (compressed timers, the scenario's own client timeouts, the client's defaults, settings added):\n\n",
 		cells, strings.Join(blocks, ", "), strings.Join(counts, ", "))
 	type finding struct {
 		key   string
@@ -368,12 +384,8 @@ func Summary(records []Record) string {
 		if f == nil || r.Grade == verify.NotApplicable {
 			continue
 		}
-		s := fmt.Sprintf("%d/%d %s", r.Grades[verify.Failed], r.Runs, timingText(r))
-		if len(r.Added) > 0 {
-			s += " with " + strings.Join(r.Added, ", ")
-		}
-		f.rates = append(f.rates, s)
-		if r.Timing == artifacts.TimingDefaults {
+		f.rates = append(f.rates, r.rateOf(verify.Failed, cat))
+		if r.Defaults() {
 			f.defaults += r.Runs
 			f.failed += r.Grades[verify.Failed]
 		}
@@ -398,19 +410,19 @@ const FindingsFile = "FINDINGS.md"
 
 // Texts renders README's findings summary and the findings page from the
 // records and the notes in the results folder dir, the scenarios in order.
-func Texts(dir string, records []Record, order []string) (summary, page string, err error) {
+func Texts(dir string, records []Record, cat Catalogue) (summary, page string, err error) {
 	notes, err := ReadNotes(filepath.Join(dir, NotesFile))
 	if err != nil {
 		return "", "", err
 	}
-	return Summary(records), FindingsPage(records, notes, order), nil
+	return Summary(records, cat), FindingsPage(records, notes, cat), nil
 }
 
 // WriteFindings writes README's findings summary into the file readme,
 // between its markers, and the findings page to FindingsFile in the
 // results folder dir, so that no finding is written by hand.
-func WriteFindings(dir, readme string, records []Record, order []string) error {
-	summary, page, err := Texts(dir, records, order)
+func WriteFindings(dir, readme string, records []Record, cat Catalogue) error {
+	summary, page, err := Texts(dir, records, cat)
 	if err != nil {
 		return err
 	}
@@ -430,30 +442,45 @@ func WriteFindings(dir, readme string, records []Record, order []string) error {
 
 // FindingsPage is results/FINDINGS.md: the whole grid and every finding,
 // generated from the records and notes.
-func FindingsPage(records []Record, notes []Note, order []string) string {
-	return "# What kconform found\n\n" +
+func FindingsPage(records []Record, notes []Note, cat Catalogue) string {
+	var b strings.Builder
+	b.WriteString("# What kconform found\n\n" +
 		"<!-- generated by `kconform results --readme README.md` from results/cells and results/notes.json; do not edit -->\n\n" +
-		"Each cell is a fresh 3-broker cluster with the client through kconform's wire tap, with the catalogue's settings; a cell that did not pass was run three times or more. " +
-		"Each record in [cells/](cells/) keeps every run with its grade, commit and settings; every run that did not pass keeps its history in [evidence/](evidence/), which `make test` judges again (`kconform verify --results results`; after a change of the verifier, `--update` writes the runs it judges differently into their records).\n\n" +
-		Markdown(records, notes, order)
+		"How to read it:\n\n")
+	for _, l := range legend {
+		b.WriteString(wrap("- "+l, "  ") + "\n")
+	}
+	b.WriteString("\n" + wrap("Each cell is a fresh 3-broker cluster with the client through kconform's wire tap, with the catalogue's settings; a cell that did not pass was run three times or more. "+
+		"Each record in [cells/](cells/) keeps every run with its grade, commit and settings; every run that did not pass keeps its history in [evidence/](evidence/), "+
+		"which `make test` judges again (`kconform verify --results results`; after a change of the verifier, `--update` writes the runs it judges differently into their records).", "") + "\n\n")
+	b.WriteString("## The grid\n\n")
+	b.WriteString(Markdown(records, notes, cat))
+	return b.String()
+}
+
+// legend is how to read the findings page, its first lines.
+var legend = []string{
+	"**A rate** names the grade it counts: `FAILED in 2 of 3 runs (1 INCONCLUSIVE)` is two runs FAILED of three, one of them could not be judged; " +
+		"`PASS in 1 of 1 run` is one run, passed. A grid cell shows its worst grade's rate and that grade's check.",
+	"**A label** says how the runs ran: *compressed timers* (client timers shortened to stand for a longer outage), " +
+		"*the scenario's own client timeouts* (short timeouts its fault needs), *the client's defaults* (no client setting but what the driver needs), " +
+		"*X added* (a setting a user added), *the real outage* (the outage a compressed one stands for), *transaction.version N* (a cluster formatted so).",
+	"**Grades** ([docs/grades.md](../docs/grades.md), [docs/checks.md](../docs/checks.md)): FAILED, the promise broken; NON-STRICT, a sequence rule broken on the wire that the broker turned away and the client recovered from; " +
+		"INCONCLUSIVE, the run could not be judged; INFORMATIONAL, allowed but worth knowing; ERROR, the run could not be carried out; † marks a cell with fewer than 3 runs.",
 }
 
 // foundingRate is the founding bug's rate in every timing kind it was run
 // in, the first thing README says of what kconform found.
-func foundingRate(records []Record) string {
+func foundingRate(records []Record, cat Catalogue) string {
 	var rates []string
 	for _, r := range records {
 		if r.Client != "librdkafka-1.8.2" || r.Scenario != "seed" || r.Kafka != "2.8.2" || r.Mode != "zk" {
 			continue
 		}
-		s := fmt.Sprintf("%d of %d runs with %s", r.Grades[verify.Failed], r.Runs, timingText(r))
-		if len(r.Added) > 0 {
-			s += " and " + strings.Join(r.Added, ", ") + " added"
-		}
-		rates = append(rates, s)
+		rates = append(rates, r.rateOf(verify.Failed, cat))
 	}
 	if len(rates) == 0 {
 		return ""
 	}
-	return "**The founding bug** (librdkafka 1.8.2, the seed's full-cluster outage, Kafka 2.8.2 with ZooKeeper) fails in " + strings.Join(rates, "; ") + ".\n\n"
+	return "**The founding bug** (librdkafka 1.8.2, the seed's full-cluster outage, Kafka 2.8.2 with ZooKeeper): " + strings.Join(rates, "; ") + ".\n\n"
 }

@@ -17,7 +17,7 @@ func TestReadmeFindingsAreCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	summary, page, err := Texts("../results", records, scenario.Names())
+	summary, page, err := Texts("../results", records, Catalogue{Order: scenario.Names(), RealOutage: scenario.RealOutages()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,13 +42,13 @@ func TestReadmeFindingsAreCurrent(t *testing.T) {
 // transaction.version) is a cell of its own, shown and run again as such.
 func TestTransactionalGridSection(t *testing.T) {
 	recs := []Record{
-		{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "seed", Grade: verify.Pass, Runs: 3, Passes: 3},
-		{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "txn-late-abort", Variant: "tv1", Transactional: true, Grade: verify.Pass, Runs: 3, Passes: 3},
-		{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "txn-late-abort", Variant: "tv2", Transactional: true, Grade: verify.Failed, Check: "no-aborted-read", Runs: 3, Passes: 1},
+		{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "seed", Grade: verify.Pass, Runs: 3, Passes: 3, Grades: map[verify.Grade]int{verify.Pass: 3}},
+		{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "txn-late-abort", Variant: "tv1", Transactional: true, Grade: verify.Pass, Runs: 3, Passes: 3, Grades: map[verify.Grade]int{verify.Pass: 3}},
+		{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "txn-late-abort", Variant: "tv2", Transactional: true, Grade: verify.Failed, Check: "no-aborted-read", Runs: 3, Passes: 1, Grades: map[verify.Grade]int{verify.Pass: 1, verify.Failed: 2}},
 	}
-	md := Markdown(recs, nil, []string{"seed", "txn-late-abort"})
+	md := Markdown(recs, nil, Catalogue{Order: []string{"seed", "txn-late-abort"}})
 	i, j := strings.Index(md, "| seed |"), strings.Index(md, "**Transactions.**")
-	if i < 0 || j < i || !strings.Contains(md[j:], "| txn-late-abort (tv1) | PASS (3/3) |") || !strings.Contains(md[j:], "| txn-late-abort (tv2) | FAILED no-aborted-read (1/3) |") {
+	if i < 0 || j < i || !strings.Contains(md[j:], "| txn-late-abort (tv1) | PASS in 3 of 3 runs |") || !strings.Contains(md[j:], "| txn-late-abort (tv2) | FAILED in 2 of 3 runs: no-aborted-read |") {
 		t.Fatalf("grid:\n%s", md)
 	}
 	if strings.Contains(md[:j], "txn-late-abort") {

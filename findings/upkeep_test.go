@@ -25,7 +25,7 @@ func TestUpkeep(t *testing.T) {
 	}
 	var progress strings.Builder
 	u := Upkeep{Dir: dir, Imports: []string{root}, UpdateExpectations: true, Own: func(string) bool { return false },
-		Readme: readme, Order: []string{"seed"}, Progress: &progress}
+		Readme: readme, Catalogue: Catalogue{Order: []string{"seed"}}, Progress: &progress}
 	if err := u.Do(); err != nil {
 		t.Fatal(err)
 	}

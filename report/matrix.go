@@ -233,15 +233,21 @@ type GridCell struct {
 	// Grade is the worst grade over the runs, Check its finding's check.
 	Grade verify.Grade
 	Check string
-	// Runs, Passes (graded PASS or INFORMATIONAL), WorstRuns (graded
-	// Grade), and Known (known-bad runs that failed as they must).
-	Runs, Passes, WorstRuns, Known int
+	// Runs, Grades (the runs of each grade), and Known (known-bad runs
+	// that failed as they must).
+	Runs   int
+	Grades map[verify.Grade]int
+	Known  int
 	// Class is the grade's CSS class; Dir the worst run's folder; Dirs
 	// every run's folder.
 	Class string
 	Dir   string
 	Dirs  []string
 }
+
+// Rate is how often the cell got its worst grade, in the one notation
+// of every page (verify.Rate).
+func (c *GridCell) Rate() string { return verify.Rate(c.Grade, c.Grades) }
 
 // Text is the cell's grade and check.
 func (c *GridCell) Text() string {
@@ -272,22 +278,17 @@ func GridOf(cells []Row) []GridBlock {
 		k := key{c.Kafka, c.Client, s}
 		g := all[k]
 		if g == nil {
-			g = &GridCell{Grade: c.Grade, Check: c.Check, Dir: c.Dir}
+			g = &GridCell{Grade: c.Grade, Check: c.Check, Dir: c.Dir, Grades: map[verify.Grade]int{}}
 			all[k] = g
 		}
 		g.Runs++
+		g.Grades[c.Grade]++
 		g.Dirs = append(g.Dirs, c.Dir)
-		if c.Grade == verify.Pass || c.Grade == verify.Informational {
-			g.Passes++
-		}
 		if c.KnownBad && c.Expected {
 			g.Known++
 		}
 		if c.Grade != g.Grade && verify.Worse(g.Grade, c.Grade) == c.Grade {
-			g.Grade, g.Check, g.Dir, g.WorstRuns = c.Grade, c.Check, c.Dir, 0
-		}
-		if c.Grade == g.Grade {
-			g.WorstRuns++
+			g.Grade, g.Check, g.Dir = c.Grade, c.Check, c.Dir
 		}
 		g.Class = GradeClass(g.Grade)
 		kafkas = add(kafkas, c.Kafka)
@@ -311,8 +312,8 @@ func GridOf(cells []Row) []GridBlock {
 
 // Grid renders the cells as one Markdown table per Kafka version and mode:
 // scenarios as rows, clients as columns, each cell its grade and check.
-// Repeated runs of a cell count as runs of it: "PASS (5 of 5)",
-// "NON-STRICT send-order (1 of 4)".
+// Repeated runs of a cell count as runs of it, each cell with the rate of
+// its worst grade: "NON-STRICT send-order, NON-STRICT in 1 of 4 runs".
 func Grid(cells []Row) string {
 	var b strings.Builder
 	for _, block := range GridOf(cells) {
@@ -334,7 +335,7 @@ func Grid(cells []Row) string {
 				}
 				text := t.Text()
 				if t.Runs > 1 {
-					text += fmt.Sprintf(" (%d of %d)", t.WorstRuns, t.Runs)
+					text += ", " + t.Rate()
 				}
 				if t.Known == t.Runs {
 					text += ", known-bad as expected"

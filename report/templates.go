@@ -94,7 +94,7 @@ table{border-collapse:collapse} td,th{border:1px solid #d8dde2;padding:4px 10px;
 <p>{{len .Cells}} scenario runs · {{.Unexpected}} not as expected · generated {{.Generated}}</p>
 {{range .Blocks}}<h2>Kafka {{.Kafka}}</h2>
 <table class="grid" data-kafka="{{.Kafka}}"><tr><th>scenario</th>{{range .Clients}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><th>{{.Scenario}}</th>{{range .Cells}}{{if .}}<td class="{{.Class}}" data-grade="{{.Grade}}"><a class="cell" href="{{.Page}}">{{.Text}}</a><br><small>{{.Passes}}/{{.Runs}} passed{{if .RunLinks}} · runs{{range .RunLinks}} <a class="run" href="{{.Page}}">{{.N}}</a>{{end}}{{end}}</small></td>{{else}}<td class="na">-</td>{{end}}{{end}}</tr>
+{{range .Rows}}<tr><th>{{.Scenario}}</th>{{range .Cells}}{{if .}}<td class="{{.Class}}" data-grade="{{.Grade}}"><a class="cell" href="{{.Page}}">{{.Text}}</a><br><small>{{.Rate}}{{if .RunLinks}} · runs{{range .RunLinks}} <a class="run" href="{{.Page}}">{{.N}}</a>{{end}}{{end}}</small></td>{{else}}<td class="na">-</td>{{end}}{{end}}</tr>
 {{end}}</table>
 {{end}}<h2>Every scenario run</h2>
 <table><tr><th>Kafka</th><th>client</th><th>scenario</th><th>grade</th><th>time</th></tr>

@@ -1,0 +1,85 @@
+package findings
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/kconform/kconform/internal/artifacts"
+	"github.com/kconform/kconform/verify"
+)
+
+// Catalogue is what the pages need of the scenario catalogue, which
+// findings does not import: the scenarios' order, and those whose
+// real-time runs lengthen a compressed outage (scenario.RealOutages), the
+// only ones whose label may say "the real outage".
+type Catalogue struct {
+	Order      []string
+	RealOutage []string
+}
+
+// Label says under which conditions a cell's runs ran: the timing kind,
+// the real outage where the scenario has one, the settings a user added
+// and the variant ("compressed timers", "the client's defaults, the real
+// outage", "message.timeout.ms=1800000 added to the client's defaults,
+// the real outage", "the scenario's own client timeouts, transaction.version 1").
+// It is the one label every page shows a cell under, so that two cells
+// of one scenario never read alike, and "the client's defaults" is said
+// only of runs that had no setting added.
+func (r Record) Label(cat Catalogue) string {
+	var s string
+	switch r.Timing {
+	case artifacts.TimingCompressed:
+		s = "compressed timers"
+	case artifacts.TimingScenarioTimeouts:
+		s = "the scenario's own client timeouts"
+	case artifacts.TimingDefaults:
+		s = "the client's defaults"
+	default:
+		s = "timing not recorded"
+	}
+	if len(r.Added) > 0 {
+		if r.Timing == artifacts.TimingDefaults {
+			s = strings.Join(r.Added, ", ") + " added to the client's defaults"
+		} else {
+			s += ", " + strings.Join(r.Added, ", ") + " added"
+		}
+	}
+	switch {
+	case r.ClientDefaults && slices.Contains(cat.RealOutage, r.Scenario):
+		s += ", the real outage"
+	case r.ClientDefaults:
+		// A scenario without an outage to lengthen: the runs differ from
+		// its own only in the command that made them.
+		s += " (run with --real-time)"
+	}
+	for _, part := range strings.Split(r.Variant, "-") {
+		switch {
+		case part == "":
+		case part == "transactional":
+			s += ", in transactions"
+		case strings.HasPrefix(part, "tv"):
+			s += ", transaction.version " + strings.TrimPrefix(part, "tv")
+		default:
+			s += ", " + part
+		}
+	}
+	return s
+}
+
+// Defaults tells whether the cell's runs ran with the client's defaults
+// and nothing added: the runs that say whether a user meets the finding
+// as the client ships.
+func (r Record) Defaults() bool {
+	return r.Timing == artifacts.TimingDefaults && len(r.Added) == 0
+}
+
+// RateText is a cell's rate of its worst grade and its label: "FAILED in
+// 2 of 3 runs with compressed timers".
+func (r Record) RateText(cat Catalogue) string {
+	return r.rateOf(r.Grade, cat)
+}
+
+// rateOf is the cell's rate of grade g and its label.
+func (r Record) rateOf(g verify.Grade, cat Catalogue) string {
+	return verify.Rate(g, r.Grades) + " with " + r.Label(cat)
+}

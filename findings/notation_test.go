@@ -1,0 +1,110 @@
+package findings
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var (
+	// bareCount is a count without the grade it counts: "(1/3)", "2/3".
+	bareCount = regexp.MustCompile(`\b\d+/\d+\b`)
+	// ofRuns is a count in the rate notation, with what comes before it.
+	ofRuns = regexp.MustCompile(`(\S+ \S+ )?\d+ of \d+ runs?\b`)
+	// rateGrade is what must come before it: the grade it counts.
+	rateGrade = regexp.MustCompile(`^(FAILED|NON-STRICT|INCONCLUSIVE|INFORMATIONAL|PASS|ERROR|NOT-APPLICABLE) in $`)
+	// rateLabel is a rate and its label, up to the next rate or the
+	// sentence's end.
+	rateLabel = regexp.MustCompile(`in \d+ of \d+ runs?(?: \([^)]*\))? with (.+?)(?:;|\. |\.$|\||$)`)
+	// fenced is a fenced block and code a code span: a client's log or a
+	// command, which may hold anything.
+	fenced = regexp.MustCompile("(?s)```.*?```")
+	code   = regexp.MustCompile("`[^`]*`")
+)
+
+// TestRatesSayWhatTheyCount reads every page a rate shows on (README,
+// results/FINDINGS.md, results/reports/*.md) and fails on a count that
+// does not name the grade it counts ("(1/3)" counted passes on one page
+// and failures on another), on one label given to two cells of one
+// paragraph (two variants of a cell that read alike), and on a line of
+// the findings page longer than 300 characters outside a table.
+func TestRatesSayWhatTheyCount(t *testing.T) {
+	pages, err := filepath.Glob("../results/reports/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, "../README.md", "../results/"+FindingsFile)
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		if strings.HasSuffix(page, FindingsFile) {
+			for i, l := range strings.Split(text, "\n") {
+				if len(l) > 300 && !strings.HasPrefix(l, "|") {
+					t.Errorf("%s:%d: a line of %d characters (wrap it)", page, i+1, len(l))
+				}
+			}
+		}
+		for _, p := range paragraphs(fenced.ReplaceAllString(text, "`code`")) {
+			p = code.ReplaceAllString(p, "`code`")
+			if m := bareCount.FindString(p); m != "" {
+				t.Errorf("%s: a count that does not say what it counts, %q, in: %s", page, m, p)
+			}
+			for _, m := range ofRuns.FindAllStringSubmatch(p, -1) {
+				if !rateGrade.MatchString(strings.TrimLeft(m[1], "(*[")) {
+					t.Errorf("%s: %q is not a rate of a grade (GRADE in k of n runs), in: %s", page, m[0], p)
+				}
+			}
+			seen := map[string]bool{}
+			for _, m := range rateLabel.FindAllStringSubmatch(p, -1) {
+				if seen[m[1]] {
+					t.Errorf("%s: two cells under one label %q, in: %s", page, m[1], p)
+				}
+				seen[m[1]] = true
+			}
+		}
+	}
+}
+
+// paragraphs joins a page's wrapped lines: a line indented under a list
+// item or following a line of text continues it.
+func paragraphs(text string) []string {
+	var out []string
+	cur := ""
+	for _, l := range strings.Split(text, "\n") {
+		switch {
+		case strings.TrimSpace(l) == "" || strings.HasPrefix(l, "|") || strings.HasPrefix(l, "#"):
+			out, cur = append(out, cur), ""
+			if strings.HasPrefix(l, "|") {
+				out = append(out, l)
+			}
+		case strings.HasPrefix(l, "- "):
+			out, cur = append(out, cur), l
+		default:
+			cur += " " + strings.TrimSpace(l)
+		}
+	}
+	return append(out, cur)
+}
+
+// TestLabelsTellCellsApart: every record's label differs from the label
+// of every other record of its scenario on the same client and Kafka.
+func TestLabelsTellCellsApart(t *testing.T) {
+	records, err := Read("../results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := Catalogue{RealOutage: []string{"seed", "leader-unreachable"}}
+	seen := map[string]string{}
+	for _, r := range records {
+		k := r.Kafka + r.Mode + "/" + r.Client + "/" + r.Scenario + "/" + r.Label(cat)
+		if other, ok := seen[k]; ok {
+			t.Errorf("%s and %s share the label %q", other, r.Key(), r.Label(cat))
+		}
+		seen[k] = r.Key()
+	}
+}
