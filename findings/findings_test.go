@@ -231,7 +231,7 @@ func TestIssueReport(t *testing.T) {
 	}
 	r := Record{Client: "c", ClientVersion: "c 1.0", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", Timing: artifacts.TimingCompressed,
 		Settings: []artifacts.Setting{{Key: "linger.ms", Value: "5", Kind: artifacts.Compressed, Default: "0"}},
-		RunList:  []Run{{RunID: "r", Grade: verify.Failed, Check: "legal-reset", Evidence: "evidence/2.8.2-zk/c/seed/r.jsonl.gz", First: &Finding{ClientLog: "OUT_OF_ORDER_SEQUENCE_NUMBER, fatal"}}}}
+		RunList:  []Run{{RunID: "r", Commit: "abc123+dirty", Grade: verify.Failed, Check: "legal-reset", Evidence: "evidence/2.8.2-zk/c/seed/r.jsonl.gz", First: &Finding{ClientLog: "OUT_OF_ORDER_SEQUENCE_NUMBER, fatal"}}}}
 	r.tally()
 	run, ok := IssueRun(r)
 	if !ok {
@@ -239,11 +239,30 @@ func TestIssueReport(t *testing.T) {
 	}
 	md := IssueReport(r, run, []Record{r}, []Note{{Client: "c", Scenario: "seed", Text: "The code path.", Issue: "https://example.org/2"}}, h, v, "results", Catalogue{})
 	for _, want := range []string{"c (c 1.0)", "Kafka | 2.8.2, zk mode", "`linger.ms` | `5` | compressed (default 0)", "kconform run --driver c --scenario seed --kafka 2.8.2 --mode zk",
-		"FAILED in 1 of 1 run with compressed timers", "| **→** +0.000 s | 2 | 1 | 7, 0 | 0 | 1 | 2-2 | OUT_OF_ORDER_SEQUENCE_NUMBER |",
+		"FAILED in 1 of 1 run with compressed timers", "| **→** +0.000 s | produce | 2 | 1 | 0 | 7, 0 | 0 | 1 | 2-2 | OUT_OF_ORDER_SEQUENCE_NUMBER |",
+		"**In short:** the client resets its sequence", "git checkout abc123\ngo run ./cmd/kconform run --driver c", "| base sequence | 0 |",
 		"OUT_OF_ORDER_SEQUENCE_NUMBER, fatal", "The code path. (https://example.org/2)", "results/evidence/2.8.2-zk/c/seed/r.jsonl.gz"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
+	}
+	if strings.Contains(md, "| -1 |") || strings.Contains(md, "transactional producer") {
+		t.Errorf("a row without a value, or an idempotent producer called transactional:\n%s", md)
+	}
+	r.Transactional = true
+	if md := IssueReport(r, run, []Record{r}, nil, h, v, "results", Catalogue{}); !strings.Contains(md, ", transactional producer, seed on Kafka") {
+		t.Errorf("a transactional cell's title:\n%s", md)
+	}
+	// A finding that names no batch still gets the wire around it: the
+	// request that carried its record (an acknowledged record lost), else
+	// the last request before its moment (a stall).
+	lost := verify.Violation{Check: verify.AckedLost, Partition: 0, ProducerID: -1, Sequence: -1, Counter: 1, Time: t0.Add(5 * time.Second)}
+	if caption, w := wireAround(h, lost); !strings.Contains(caption, "carried record 1") || !strings.Contains(w, "| **→** -3.000 s | produce | 2 | 1 | 0 | 7, 0 | 1 | 1 | 1-1 | OK |") {
+		t.Errorf("acked-lost: %s\n%s", caption, w)
+	}
+	stall := verify.Violation{Check: verify.Liveness, Partition: -1, ProducerID: -1, Sequence: -1, Counter: -1, Time: t0.Add(10 * time.Second)}
+	if caption, w := wireAround(h, stall); !strings.Contains(caption, "last request at or before") || !strings.Contains(w, "| **→** -7.000 s | produce | 2 | 1 | 0 | 7, 0 | 0 | 1 | 2-2 |") {
+		t.Errorf("liveness: %s\n%s", caption, w)
 	}
 }
 

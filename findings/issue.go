@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -120,7 +121,12 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, h *history.H
 	if x != nil {
 		title = fmt.Sprintf("%s: %s", x.Check, x.Summary)
 	}
-	fmt.Fprintf(&b, "# %s, idempotent producer, %s on Kafka %s (%s): %s\n\n", clientName(r), r.Scenario, r.Kafka, r.Mode, title)
+	producerKind := "idempotent producer"
+	if r.Transactional {
+		producerKind = "transactional producer"
+	}
+	fmt.Fprintf(&b, "# %s, %s, %s on Kafka %s (%s): %s\n\n", clientName(r), producerKind, r.Scenario, r.Kafka, r.Mode, title)
+	b.WriteString(wrap(plainWords(r, x, cat), "") + "\n\n")
 	fmt.Fprintf(&b, "Found by [kconform](https://github.com/kconform/kconform), a conformance suite that runs the client against real Kafka brokers, injects the scenario's faults, and judges the wire, the client's reports and the log read back.\n\n")
 
 	b.WriteString("## How often\n\n")
@@ -142,25 +148,45 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, h *history.H
 	}
 
 	b.WriteString("\n## Reproduce\n\n")
-	fmt.Fprintf(&b, "```\n%s\n```\n\nkconform builds the brokers' images from Maven Central, starts the cluster in Docker, runs the client through its wire tap and writes the history, the verdict and the client's log under `artifacts/`.\n", r.Command())
+	fmt.Fprintf(&b, "```\n%s\n```\n\n%skconform builds the brokers' images from Maven Central, starts the cluster in Docker, runs the client through its wire tap and writes the history, the verdict and the client's log under `artifacts/`.\n", reproduce(r, run), pinNote(run))
 
 	b.WriteString("\n## What happened\n\n")
 	b.WriteString(v.Paragraph + "\n")
-	if x != nil && x.Partition >= 0 {
-		fmt.Fprintf(&b, "\n| | |\n|---|---|\n| partition | %d |\n", x.Partition)
-		// A finding about the log or the client's reports names no batch.
+	if x != nil {
+		var rows []string
+		if x.Partition >= 0 {
+			rows = append(rows, fmt.Sprintf("| partition | %d |", x.Partition))
+		}
+		// A finding about the log or the client's reports names no batch:
+		// its rows would only hold -1.
 		if x.ProducerID >= 0 {
-			fmt.Fprintf(&b, "| producer id, epoch | %d, %d |\n| base sequence | %d |\n| sequence due | %d |\n| last sequence acknowledged before it | %d |\n",
-				x.ProducerID, x.Epoch, x.Sequence, x.Expected, x.LastAcked)
+			rows = append(rows, fmt.Sprintf("| producer id, epoch | %d, %d |", x.ProducerID, x.Epoch))
+		}
+		for _, f := range []struct {
+			name string
+			v    int32
+		}{{"base sequence", x.Sequence}, {"sequence due", x.Expected}, {"last sequence acknowledged before it", x.LastAcked}} {
+			if x.ProducerID >= 0 && f.v >= 0 {
+				rows = append(rows, fmt.Sprintf("| %s | %d |", f.name, f.v))
+			}
+		}
+		if x.Counter >= 0 && x.Partition >= 0 {
+			rows = append(rows, fmt.Sprintf("| record | %d |", x.Counter))
+		}
+		if x.Offset >= 0 && x.Partition >= 0 {
+			rows = append(rows, fmt.Sprintf("| offset | %d |", x.Offset))
 		}
 		if len(x.Answers) > 0 {
-			fmt.Fprintf(&b, "| broker's answers | %s |\n", strings.Join(verify.CompactAnswers(x.Answers), ", then "))
+			rows = append(rows, fmt.Sprintf("| broker's answers | %s |", strings.Join(verify.CompactAnswers(x.Answers), ", then ")))
 		}
 		if x.Fault != nil {
-			fmt.Fprintf(&b, "| fault before it | %s, %.1f s earlier |\n", x.Fault.String(), x.SinceFault)
+			rows = append(rows, fmt.Sprintf("| fault before it | %s, %.1f s earlier |", x.Fault.String(), x.SinceFault))
 		}
-		if w := wireAround(h, *x); w != "" {
-			b.WriteString("\nThe produce requests for the partition around it, as the tap saw them (time from the finding):\n\n")
+		if len(rows) > 0 {
+			b.WriteString("\n| | |\n|---|---|\n" + strings.Join(rows, "\n") + "\n")
+		}
+		if caption, w := wireAround(h, *x); w != "" {
+			b.WriteString("\n" + caption + " (time from the finding):\n\n")
 			b.WriteString(w)
 		}
 	}
@@ -245,48 +271,136 @@ func firstOfGrade(v *verify.Verdict) *verify.Violation {
 	return nil
 }
 
-// wireAround renders the produce requests of the finding's partition
-// around it (six before, six after), with their answers.
-func wireAround(h *history.History, x verify.Violation) string {
+// wireAround renders the wire around a finding, as the tap saw it, with
+// a caption that says what it shows: the produce requests of the
+// finding's partition (every partition's for a finding about none) with
+// their answers, and a transaction's EndTxn requests among them. The
+// arrow marks the deviant batch, else the request that carried the
+// finding's record (the one whose answer acknowledged a lost record),
+// else the last request at or before the finding's moment (the last
+// before a stall, or before a transaction was found torn). Eight rows
+// before it and four after.
+func wireAround(h *history.History, x verify.Violation) (caption, table string) {
 	type row struct {
-		at    time.Time
-		line  string // the columns after the time
-		match bool
+		at             time.Time
+		line           string // the columns after the time
+		batch, carries bool
 	}
 	var rows []row
 	for _, ex := range h.Exchanges() {
 		for _, wb := range ex.Request.Batches {
-			if wb.Partition != x.Partition || (h.Topic != "" && wb.Topic != h.Topic) {
+			if x.Partition >= 0 && wb.Partition != x.Partition || (h.Topic != "" && wb.Topic != h.Topic) {
 				continue
 			}
 			records := "?"
 			if wb.FirstCounter >= 0 {
 				records = fmt.Sprintf("%d-%d", wb.FirstCounter, wb.LastCounter)
 			}
-			rows = append(rows, row{at: ex.Request.Time, match: wb.ProducerID == x.ProducerID && wb.Epoch == x.Epoch && wb.BaseSequence == x.Sequence,
-				line: fmt.Sprintf(" | %d | %d | %d, %d | %d | %d | %s | %s |", ex.Request.Broker, ex.Request.Conn, wb.ProducerID, wb.Epoch, wb.BaseSequence, wb.Count, records, ex.AnswerName(wb.Topic, wb.Partition))})
+			rows = append(rows, row{at: ex.Request.Time,
+				batch:   x.ProducerID >= 0 && x.Sequence >= 0 && wb.ProducerID == x.ProducerID && wb.Epoch == x.Epoch && wb.BaseSequence == x.Sequence,
+				carries: x.Counter >= 0 && wb.FirstCounter >= 0 && wb.FirstCounter <= x.Counter && x.Counter <= wb.LastCounter,
+				line:    fmt.Sprintf(" | produce | %d | %d | %d | %d, %d | %d | %d | %s | %s |", ex.Request.Broker, ex.Request.Conn, wb.Partition, wb.ProducerID, wb.Epoch, wb.BaseSequence, wb.Count, records, ex.AnswerName(wb.Topic, wb.Partition))})
 		}
 	}
+	for _, ex := range h.EndTxns() {
+		kind, answer := "EndTxn abort", "no answer"
+		if ex.Request.Commit {
+			kind = "EndTxn commit"
+		}
+		if ex.Response != nil {
+			answer = "OK"
+			if ex.Response.ErrorCode != 0 {
+				answer = history.ErrorName(ex.Response.ErrorCode)
+			}
+		}
+		rows = append(rows, row{at: ex.Request.Time, line: fmt.Sprintf(" | %s | %d | %d | | %d, %d | | | | %s |", kind, ex.Request.Broker, ex.Request.Conn, ex.Request.ProducerID, ex.Request.Epoch, answer)})
+	}
+	slices.SortStableFunc(rows, func(a, b row) int { return a.at.Compare(b.at) })
 	at := -1
 	for i, r := range rows {
-		if r.match && !r.at.Before(x.Time.Add(-time.Millisecond)) {
-			at = i
+		if r.batch && !r.at.Before(x.Time.Add(-time.Millisecond)) {
+			at, caption = i, "The deviant batch (→) and the requests around it"
 			break
 		}
 	}
-	if at < 0 {
-		return ""
+	for i, r := range rows {
+		if at < 0 && r.carries {
+			at, caption = i, fmt.Sprintf("The first request that carried record %d (→), and the requests around it", x.Counter)
+		}
 	}
+	if at < 0 && !x.Time.IsZero() {
+		for i, r := range rows {
+			if !r.at.After(x.Time) {
+				at, caption = i, "The last request at or before the finding (→), and the requests around it"
+			}
+		}
+	}
+	if at < 0 {
+		return "", ""
+	}
+	if x.Partition >= 0 {
+		caption += fmt.Sprintf(", partition %d's", x.Partition)
+	}
+	caption += ", with the answers the tap saw"
 	var b strings.Builder
-	b.WriteString("| time | broker | connection | producer id, epoch | base sequence | records | record numbers | answer |\n|---|---|---|---|---|---|---|---|\n")
-	for i := max(0, at-6); i < min(len(rows), at+7); i++ {
+	b.WriteString("| time | request | broker | connection | partition | producer id, epoch | base sequence | records | record numbers | answer |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for i := max(0, at-8); i < min(len(rows), at+5); i++ {
 		mark := ""
 		if i == at {
 			mark = "**→** "
 		}
 		fmt.Fprintf(&b, "| %s%+.3f s%s\n", mark, rows[i].at.Sub(x.Time).Seconds(), rows[i].line)
 	}
-	return b.String()
+	return caption, b.String()
+}
+
+// plainWords is a report's first paragraph, in the application's words:
+// what it meets, how often, and under which settings.
+func plainWords(r Record, x *verify.Violation, cat Catalogue) string {
+	what := "the run could not be judged"
+	if x != nil {
+		if p := verify.PropertyOf(x.Check); p != "" {
+			what = fmt.Sprintf("the client %s: %s", p, p.Meaning())
+		} else {
+			what = verify.RuleFor(x.Check).Requirement
+		}
+	}
+	s := fmt.Sprintf("**In short:** %s (check `%s`). How often: %s", what, valueOr(r.Check, "none"), r.RateText(cat))
+	if r.Defaults() {
+		s += ", as the client ships."
+	} else {
+		s += "; see the settings below and the other runs for whether it shows as the client ships."
+	}
+	return s
+}
+
+// reproduce is the reproduction: the kconform commit that made the run,
+// then its command.
+func reproduce(r Record, run Run) string {
+	commit := pinned(run)
+	if commit == "" {
+		return "git clone https://github.com/kconform/kconform && cd kconform\ngo run ./cmd/" + r.Command()
+	}
+	return "git clone https://github.com/kconform/kconform && cd kconform\ngit checkout " + commit + "\ngo run ./cmd/" + r.Command()
+}
+
+// pinned is the commit a run names (its own, else the one that recorded
+// it), without the mark of a tree being edited.
+func pinned(run Run) string {
+	return strings.TrimSuffix(valueOr(run.Commit, run.RecordedIn), "+dirty")
+}
+
+// pinNote says how far the pinned commit can be trusted.
+func pinNote(run Run) string {
+	switch {
+	case pinned(run) == "":
+		return "The run names no kconform commit: the command runs the newest kconform. "
+	case run.Commit == "":
+		return "The run predates runs naming their commit: the checkout is the commit that recorded it, which came after the code that ran it. "
+	case strings.HasSuffix(run.Commit, "+dirty"):
+		return "The run's tree was being edited (`+dirty`): the checkout is its commit without those edits. "
+	}
+	return ""
 }
 
 func issueLink(issue string) string {
