@@ -346,6 +346,20 @@ type Rejudged struct {
 	Verdict *verify.Verdict
 }
 
+// PrintRejudged writes a line per kept run judged again ("same" or
+// "CHANGED", its cell and run, the grade recorded and the verdict now) and
+// returns how many changed.
+func PrintRejudged(w io.Writer, runs []Rejudged) (changed int) {
+	for _, x := range runs {
+		status := "same"
+		if x.Changed() {
+			status, changed = "CHANGED", changed+1
+		}
+		fmt.Fprintf(w, "%-7s %s run %s: recorded %s %s, now %s\n", status, x.Record.Key(), x.Run.RunID, x.Run.Grade, x.Run.Check, x.Verdict.OneLine())
+	}
+	return changed
+}
+
 // Changed tells whether the new verdict differs from the one recorded.
 func (x Rejudged) Changed() bool { return x.Grade != x.Run.Grade || x.Check != x.Run.Check }
 

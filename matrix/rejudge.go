@@ -2,6 +2,7 @@ package matrix
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/kconform/kconform/findings"
@@ -102,4 +103,17 @@ func JudgeRecord(r findings.Record, h *history.History) (*verify.Verdict, error)
 		s = s.WithRealTime()
 	}
 	return s.Judge(h), nil
+}
+
+// PrintJudged writes a line per run judged again ("ok" or "NOT OK", its
+// folder, the verdict's line) and returns how many were not as expected.
+func PrintJudged(w io.Writer, runs []Judged) (bad int) {
+	for _, j := range runs {
+		status := "ok"
+		if !j.Run.OK {
+			status, bad = "NOT OK", bad+1
+		}
+		fmt.Fprintf(w, "%-7s %s: %s\n", status, j.Dir, j.Verdict.OneLine())
+	}
+	return bad
 }

@@ -71,14 +71,7 @@ func runVerify(ctx context.Context, args []string) error {
 // a run is not as expected.
 func rejudge(root string, strict bool) error {
 	runs, err := matrix.Rejudge(root, strict)
-	bad := 0
-	for _, j := range runs {
-		status := "ok"
-		if !j.Run.OK {
-			status, bad = "NOT OK", bad+1
-		}
-		fmt.Printf("%-7s %s: %s\n", status, j.Dir, j.Verdict.OneLine())
-	}
+	bad := matrix.PrintJudged(os.Stdout, runs)
 	switch {
 	case err != nil:
 		return err
@@ -103,14 +96,7 @@ func rejudgeResults(dir string, update bool) error {
 	if err != nil {
 		return err
 	}
-	changed := 0
-	for _, x := range runs {
-		status := "same"
-		if x.Changed() {
-			status, changed = "CHANGED", changed+1
-		}
-		fmt.Printf("%-7s %s run %s: recorded %s %s, now %s\n", status, x.Record.Key(), x.Run.RunID, x.Run.Grade, x.Run.Check, x.Verdict.OneLine())
-	}
+	changed := findings.PrintRejudged(os.Stdout, runs)
 	fmt.Fprintf(os.Stderr, "kconform verify: %d kept runs judged again, %d changed\n", len(runs), changed)
 	if changed > 0 && update {
 		n, err := findings.Rerecord(dir, runs)
