@@ -332,11 +332,14 @@ func ReplaceSection(readme, text string) (string, error) {
 	return readme[:i+len(BeginMarker)] + "\n\n" + text + "\n" + readme[j:], nil
 }
 
-// Summary is README's short account of the records: how many cells, their
-// grades, and one line per FAILED finding with its rate in every timing
-// kind it was run in; the whole grid is in FINDINGS.md.
+// Summary is README's account of the records: first the answer per
+// client (a row per client, a column per property of the promise), then
+// the founding bug's rates, how many cells came out how, and where every
+// finding and bug report is.
 func Summary(records []Record, cat Catalogue) string {
 	var b strings.Builder
+	b.WriteString(clientTable(records, cat))
+	b.WriteString("\n" + foundingRate(records, cat))
 	grades := map[verify.Grade]int{}
 	var blocks []string
 	cells := 0
@@ -355,53 +358,8 @@ func Summary(records []Record, cat Catalogue) string {
 			counts = append(counts, fmt.Sprintf("%d %s", grades[g], g))
 		}
 	}
-	b.WriteString(foundingRate(records, cat))
-	fmt.Fprintf(&b, "%d cells (client x scenario x Kafka %s): %s. The FAILED findings, each with its rate under every label it was run with (compressed timers, the scenario's own client timeouts, the client's defaults, settings added):\n\n",
+	fmt.Fprintf(&b, "%d cells (client x scenario x Kafka %s): %s. Every cell with its rate under every label it was run with, its first finding, the client's code path and its public issue: [results/FINDINGS.md](results/FINDINGS.md); a bug report per FAILED cell: [results/reports/](results/reports/).\n",
 		cells, strings.Join(blocks, ", "), strings.Join(counts, ", "))
-	type finding struct {
-		key   string
-		rates []string
-		check string
-		// defaults counts the runs with the client's defaults, failed
-		// those of them that failed.
-		defaults, failed int
-	}
-	var list []*finding
-	byKey := map[string]*finding{}
-	for _, r := range records {
-		if r.Grade != verify.Failed {
-			continue
-		}
-		k := fmt.Sprintf("**%s**, %s on Kafka %s %s", clientName(r), r.Scenario, r.Kafka, r.Mode)
-		if byKey[k] == nil {
-			byKey[k] = &finding{key: k, check: r.Check}
-			list = append(list, byKey[k])
-		}
-	}
-	for _, r := range records {
-		k := fmt.Sprintf("**%s**, %s on Kafka %s %s", clientName(r), r.Scenario, r.Kafka, r.Mode)
-		f := byKey[k]
-		if f == nil || r.Grade == verify.NotApplicable {
-			continue
-		}
-		f.rates = append(f.rates, r.rateOf(verify.Failed, cat))
-		if r.Defaults() {
-			f.defaults += r.Runs
-			f.failed += r.Grades[verify.Failed]
-		}
-	}
-	for _, f := range list {
-		// Whether it shows with the client's defaults comes first.
-		with := "seen with the client's defaults"
-		switch {
-		case f.defaults == 0:
-			with = "never run with the client's defaults"
-		case f.failed == 0:
-			with = "NOT seen with the client's defaults"
-		}
-		fmt.Fprintf(&b, "- %s: FAILED %s, %s: %s\n", f.key, f.check, with, strings.Join(f.rates, "; "))
-	}
-	b.WriteString("\nEvery cell, its first finding, the client's code path and its public issue: [results/FINDINGS.md](results/FINDINGS.md); a bug report per FAILED cell: [results/reports/](results/reports/).\n")
 	return b.String()
 }
 
@@ -464,7 +422,7 @@ var legend = []string{
 		"`PASS in 1 of 1 run` is one run, passed. A grid cell shows its worst grade's rate and that grade's check.",
 	"**A label** says how the runs ran: *compressed timers* (client timers shortened to stand for a longer outage), " +
 		"*the scenario's own client timeouts* (short timeouts its fault needs), *the client's defaults* (no client setting but what the driver needs), " +
-		"*X added* (a setting a user added), *the real outage* (the outage a compressed one stands for), *transaction.version N* (a cluster formatted so).",
+		"*X added* (a setting a user added), *the real outage* (the outage a compressed one stands for), *run with --real-time* (the client's defaults by that command, in a scenario with no outage to lengthen), *transaction.version N* (a cluster formatted so).",
 	"**Grades** ([docs/grades.md](../docs/grades.md), [docs/checks.md](../docs/checks.md)): FAILED, the promise broken; NON-STRICT, a sequence rule broken on the wire that the broker turned away and the client recovered from; " +
 		"INCONCLUSIVE, the run could not be judged; INFORMATIONAL, allowed but worth knowing; ERROR, the run could not be carried out; † marks a cell with fewer than 3 runs.",
 }

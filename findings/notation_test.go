@@ -108,3 +108,26 @@ func TestLabelsTellCellsApart(t *testing.T) {
 		seen[k] = r.Key()
 	}
 }
+
+// TestReadmeAnswersPerClientFirst: README's first screen (40 lines)
+// answers "does my client lose data?" for every client in the records:
+// a row of the client table each.
+func TestReadmeAnswersPerClientFirst(t *testing.T) {
+	records, err := Read("../results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	screen := strings.Join(strings.SplitN(string(b), "\n", 41)[:40], "\n")
+	if !strings.Contains(screen, "| client | loses acknowledged records |") {
+		t.Fatalf("README's first 40 lines have no client table:\n%s", screen)
+	}
+	for _, r := range records {
+		if !strings.Contains(screen, "| **"+r.Client+"**") {
+			t.Errorf("README's first 40 lines have no row for %s", r.Client)
+		}
+	}
+}

@@ -343,6 +343,14 @@ func RulesMarkdown() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", g.g, g.what, exit)
 	}
+	b.WriteString("\n## Properties\n\nEach check judges one property of the promise, the question a user asks (\"does my client lose data?\"); a verdict gives a result per property (`Verdict.Properties`): broken by its worst FAILED or NON-STRICT finding, held when it has none and the history carried a verdict, else not judged. README's table is read from them. Checks not listed (`epoch-bump`, `producer-id-change`, `failed-but-written`) report what the promise allows.\n\n| property | what a user meets | checks |\n| --- | --- | --- |\n")
+	for _, p := range Properties {
+		var ids []string
+		for _, id := range p.Checks() {
+			ids = append(ids, "`"+string(id)+"`")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", p, p.Meaning(), strings.Join(ids, ", "))
+	}
 	b.WriteString("\n## Grade boundaries and the tests that hold them\n\n| check | history | verdict | test |\n| --- | --- | --- | --- |\n")
 	for _, x := range Boundaries {
 		check := "(any)"
