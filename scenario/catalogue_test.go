@@ -21,8 +21,34 @@ func TestCatalogue(t *testing.T) {
 			t.Errorf("scenario %s has no faults", s.Name)
 		}
 	}
-	if len(seen) != 18 {
-		t.Errorf("%d scenarios, want the catalogue's 18", len(seen))
+	// Each is found by its name, in catalogue order: the registry is
+	// the one list (no count to keep here).
+	names := Names()
+	if len(names) != len(seen) {
+		t.Errorf("Names lists %d scenarios, the catalogue %d", len(names), len(seen))
+	}
+	for i, s := range Catalogue() {
+		if names[i] != s.Name {
+			t.Errorf("Names()[%d] = %s, catalogue %s", i, names[i], s.Name)
+		}
+		if got, err := ByName(s.Name); err != nil || got.Name != s.Name {
+			t.Errorf("ByName(%s): %v", s.Name, err)
+		}
+	}
+	// Every caller gets scenarios of its own: one changed is not the next
+	// caller's.
+	for _, s := range Catalogue() {
+		if s.BrokerConfig != nil {
+			s.BrokerConfig["changed.by.test"] = "1"
+		}
+		if len(s.Schedule) > 0 {
+			s.Schedule[0] = nil
+		}
+	}
+	for _, s := range Catalogue() {
+		if s.BrokerConfig["changed.by.test"] != "" || (len(s.Schedule) > 0 && s.Schedule[0] == nil) {
+			t.Errorf("scenario %s shares its maps or slices between callers", s.Name)
+		}
 	}
 	if _, err := ByName("nope"); err == nil || !strings.Contains(err.Error(), "seed") {
 		t.Errorf("an unknown scenario must be refused with the list, got %v", err)

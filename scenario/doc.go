@@ -3,6 +3,8 @@
 // and the verdict. The Ginkgo suites and the kconform command share it.
 //
 // In the flow: it runs one scenario end to end: cluster -> traffic + faults
-// -> history -> verdict -> artifacts. Add a scenario to the catalogue in
-// catalogue.go.
+// -> history -> verdict -> artifacts. A scenario is a named constructor in
+// its family's file (seed.go, restarts.go, freeze.go, network.go,
+// requests.go, leadership.go, txn.go), found by its name through the one
+// registry in catalogue.go, whose order is the catalogue's.
 package scenario
