@@ -116,8 +116,9 @@ func goRelease(version string) func(context.Context, string, io.Writer) (Prepare
 }
 
 // bundledLibrdkafka is the librdkafka that the confluent-kafka-go module
-// required in dir bundles, as its vendored build says
-// ("librdkafka-static-bundle-v2.3.0.tgz").
+// required in dir bundles, as its static builds' link info says
+// (kafka/build_glibc_linux_amd64.go: "... from
+// librdkafka-static-bundle-v2.3.0.tgz").
 func bundledLibrdkafka(ctx context.Context, dir, module string) (string, error) {
 	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", module)
 	cmd.Dir = dir
@@ -125,8 +126,8 @@ func bundledLibrdkafka(ctx context.Context, dir, module string) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("go list -m %s: %w", module, err)
 	}
-	vendor := filepath.Join(strings.TrimSpace(string(out)), "kafka", "librdkafka_vendor")
-	files, err := filepath.Glob(filepath.Join(vendor, "librdkafka_*.go"))
+	pkg := filepath.Join(strings.TrimSpace(string(out)), "kafka")
+	files, err := filepath.Glob(filepath.Join(pkg, "build_*.go"))
 	if err != nil {
 		return "", err
 	}
@@ -140,7 +141,7 @@ func bundledLibrdkafka(ctx context.Context, dir, module string) (string, error) 
 			return string(m[1]), nil
 		}
 	}
-	return "", fmt.Errorf("%s names no bundled librdkafka", vendor)
+	return "", fmt.Errorf("%s names no bundled librdkafka", pkg)
 }
 
 // cargoBuild builds a Rust driver crate under root with cargo, as pinned
