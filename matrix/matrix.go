@@ -147,9 +147,18 @@ func (c Cell) Job() (Job, error) {
 	if len(c.Added) > 0 {
 		s.Added = c.Added
 	}
+	if c.TransactionalID == "" && (c.TransactionSize != 0 || c.AbortEvery != 0) {
+		return Job{}, fmt.Errorf("a transaction size or abort-every needs a transactional id")
+	}
+	if c.TransactionSize < 0 || c.AbortEvery < 0 {
+		return Job{}, fmt.Errorf("transaction size %d and abort-every %d must not be negative", c.TransactionSize, c.AbortEvery)
+	}
+	// Transactions first: the broken producer breaks a transactional
+	// workload its own way (scenario.Broken).
+	if c.TransactionalID != "" {
+		s = s.WithTransactions(c.TransactionalID, c.TransactionSize, c.AbortEvery)
+	}
 	switch {
-	case c.Broken && s.Producer.Transactional():
-		return Job{}, fmt.Errorf("%s is transactional: the broken producer breaks sequences, which a transactional producer cannot", s.Name)
 	case c.Broken:
 		s = scenario.Broken(s)
 	case c.KnownBad:
@@ -160,18 +169,6 @@ func (c Cell) Job() (Job, error) {
 		s.Expect, s.Client = expect, at.Client
 	}
 	s.Strict = c.Strict
-	if c.TransactionalID == "" && (c.TransactionSize != 0 || c.AbortEvery != 0) {
-		return Job{}, fmt.Errorf("a transaction size or abort-every needs a transactional id")
-	}
-	if c.TransactionalID != "" && c.Broken {
-		return Job{}, fmt.Errorf("the broken producer breaks sequences, which a transactional producer cannot")
-	}
-	if c.TransactionSize < 0 || c.AbortEvery < 0 {
-		return Job{}, fmt.Errorf("transaction size %d and abort-every %d must not be negative", c.TransactionSize, c.AbortEvery)
-	}
-	if c.TransactionalID != "" {
-		s = s.WithTransactions(c.TransactionalID, c.TransactionSize, c.AbortEvery)
-	}
 	level, err := TransactionVersion(c.TransactionVersion)
 	if err != nil {
 		return Job{}, err

@@ -19,20 +19,29 @@ import (
 
 // Broken returns s run by the deliberately broken bundled producer, which
 // starts sequences again at 0 under the same producer id and epoch after
-// any failed request, and expecting the wire-level verdict for it. It is
+// any failed request (inside the open transaction for a transactional s),
+// and expecting the wire-level verdict for it. It is
 // how each scenario shows that it can fail. A scenario whose faults the
 // broken producer never notices (no failed request) is not expected to
 // catch it: BrokenCatches says which do.
 func Broken(s Scenario) Scenario {
 	s.Client = driver.FranzGo
-	s.Producer.BrokenSequences = true
 	s.Compressed = nil
+	s.Expect = &ExpectReset
+	if s.Producer.Transactional() {
+		// kgo keeps a transaction's sequences right: the raw broken
+		// transactional producer starts them again at 0 inside the open
+		// transaction after a failed request, the founding bug in a
+		// transaction.
+		s.Producer.BrokenTransactions = producer.TxnResetsSequence
+		return s
+	}
+	s.Producer.BrokenSequences = true
 	s.Producer.MaxInFlight = 0
 	s.Producer.DeliveryTimeout = 0
 	if s.Producer.RequestTimeout == 0 {
 		s.Producer.RequestTimeout = 3 * time.Second
 	}
-	s.Expect = &ExpectReset
 	return s
 }
 

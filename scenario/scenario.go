@@ -82,6 +82,11 @@ type Scenario struct {
 	// Warmup is how long the producer runs before the first fault
 	// (default 5 s); Cooldown how long it runs after the last (default 15 s).
 	Warmup, Cooldown time.Duration
+	// DefaultsCooldown, when set, is the cool-down with the client's
+	// defaults (WithRealTime): long enough for the clients' own default
+	// timeouts to give up on what they hold, where the scenario's client
+	// settings would have made them infinite.
+	DefaultsCooldown time.Duration
 	// AtStart are fault steps applied before the client starts (tap
 	// rules its first requests must meet); Schedule is the fault schedule,
 	// run after the warm-up.
@@ -522,6 +527,9 @@ func (s Scenario) WithRealTime() Scenario {
 		r.Client, r.Expect, r.Strict, r.Added = s.Client, s.Expect, s.Strict, s.Added
 	}
 	r.ClientDefaults, r.Variant = true, artifacts.TimingReal
+	if s.DefaultsCooldown > 0 {
+		r.Cooldown = s.DefaultsCooldown
+	}
 	return r
 }
 

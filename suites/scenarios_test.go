@@ -22,9 +22,9 @@ var _ = framework.DescribeScenario(scenario.Seed(scenario.SeedDown).WithRealTime
 // must get the reset verdict (labels known-bad and broken).
 var _ = func() bool {
 	for _, s := range scenario.Catalogue() {
-		// The broken producer breaks sequences, which a transactional
-		// producer cannot; the transaction checks' own adversaries
-		// (verify, producer) show those can fail.
+		// The transactional scenarios' faults need not fail a produce
+		// request, which is what makes the broken producer reset; the
+		// transactional spec below has one that does.
 		if s.Producer.Transactional() {
 			continue
 		}
@@ -32,6 +32,15 @@ var _ = func() bool {
 	}
 	return true
 }()
+
+// The founding bug inside a transaction: the broken transactional
+// producer, whose lost answer makes it start its sequences again at 0 in
+// the open transaction, must get the reset verdict too (labels known-bad,
+// broken and transactional).
+var _ = framework.DescribeScenario(scenario.Broken(func() scenario.Scenario {
+	s, _ := scenario.ByName("lost-response")
+	return s.WithTransactions("kconform-broken-txn", 10, 0)
+}()), "known-bad", "broken", "transactional")
 
 // A driver that prints garbage and never produces: the run must be
 // INCONCLUSIVE, never a pass (labels known-bad and inconclusive).

@@ -80,8 +80,11 @@ func DescribeScenario(s scenario.Scenario, labels ...string) bool {
 		if s.Expect != nil {
 			what = "is convicted as known-bad"
 		}
-		if s.Producer.BrokenSequences {
+		switch {
+		case s.Producer.BrokenSequences || s.Producer.BrokenTransactions != "":
 			who = "kconform's deliberately broken producer"
+		case s.Producer.Liar:
+			who = "kconform's lying driver"
 		}
 		It(fmt.Sprintf("%s %s on Kafka %s", who, what, at.Version), func(ctx SpecContext) {
 			s.Strict = Strict()
