@@ -16,7 +16,7 @@ var otherReleases = []string{
 	"aiokafka@0.12.0",
 	"kafka-python@2.3.0",
 	"confluent-kafka-python@2.3.0",
-	"java@3.7.0",
+	"java@3.9.1",
 	"librdkafka@2.3.0",
 	"confluent-js@1.9.0",
 	"rust-rdkafka@0.38.0",
