@@ -28,6 +28,7 @@ var commands = map[string]cli.Command{
 	"list":          {Summary: "print the scenarios, the suites' labels and the built-in drivers", Run: runList},
 	"run":           {Summary: "run one scenario for one driver on one Kafka version (--repeat for flake counts)", Run: runRun},
 	"matrix":        {Summary: "run scenarios x clients x Kafka versions, add the runs to the result records and compare with the expectations", Run: runMatrix},
+	"bisect":        bisectCommand,
 	"results":       {Summary: "add saved runs to the result records, and write README's findings summary and results/FINDINGS.md from them", Run: runResults},
 }
 
@@ -62,11 +63,4 @@ func runClean(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("kconform clean: removed %d containers, networks and volumes\n", n)
 	return nil
-}
-
-// strictDefault reads KCONFORM_STRICT: set to 1 (or true), a NON-STRICT
-// verdict fails like a FAILED one.
-func strictDefault() bool {
-	s := os.Getenv("KCONFORM_STRICT")
-	return s == "1" || s == "true"
 }

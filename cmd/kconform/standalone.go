@@ -87,7 +87,7 @@ func runTap(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(os.Stderr, "kconform tap: %d produce requests, %d wire batches recorded in %s; wire verdict: %s\n",
 		o.Requests, o.Verdict.Stats.WireBatches, s.Out, o.Verdict.OneLine())
-	if !o.Verdict.OK(strictDefault()) {
+	if !o.Verdict.OK(cli.StrictDefault()) {
 		return cli.ErrFailed
 	}
 	return nil

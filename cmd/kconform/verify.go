@@ -30,7 +30,7 @@ func runVerify(ctx context.Context, args []string) error {
 	fs.StringVar(&saved.SaveHistory, "save-history", "", "write the assembled history here")
 	fs.StringVar(&saved.SaveVerdict, "verdict", "", "write the verdict JSON here")
 	fs.DurationVar(&saved.Liveness, "liveness", 60*time.Second, "how soon after the last fault records must be acknowledged again")
-	strict := fs.Bool("strict", strictDefault(), "a NON-STRICT verdict fails too (env KCONFORM_STRICT=1)")
+	strict := fs.Bool("strict", cli.StrictDefault(), "a NON-STRICT verdict fails too (env KCONFORM_STRICT=1)")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}

@@ -136,3 +136,10 @@ func KeyValue(m map[string]string) func(string) error {
 		return nil
 	}
 }
+
+// StrictDefault reads KCONFORM_STRICT, the default of every --strict: set
+// to 1 (or true), a NON-STRICT verdict fails like a FAILED one.
+func StrictDefault() bool {
+	s := os.Getenv("KCONFORM_STRICT")
+	return s == "1" || s == "true"
+}

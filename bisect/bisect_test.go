@@ -1,0 +1,360 @@
+package bisect
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kconform/kconform/matrix"
+	"github.com/kconform/kconform/verify"
+)
+
+// fake is a Runner whose releases behave as grade says: release i's run
+// n (from 1) gets grade(i, n); a release in fail cannot run at all.
+type fake struct {
+	releases []string
+	grade    func(i, n int) verify.Grade
+	fail     map[string]bool
+	delay    time.Duration
+
+	mu             sync.Mutex
+	calls          map[string]int
+	inFlight, peak int
+	order          []string
+}
+
+func newFake(n int, grade func(i, run int) verify.Grade) *fake {
+	f := &fake{grade: grade, calls: map[string]int{}, fail: map[string]bool{}}
+	for i := range n {
+		f.releases = append(f.releases, fmt.Sprintf("1.%d.0", i))
+	}
+	return f
+}
+
+func (f *fake) Run(ctx context.Context, release string, run int) (matrix.Outcome, error) {
+	f.mu.Lock()
+	f.calls[release]++
+	f.order = append(f.order, release)
+	f.inFlight++
+	f.peak = max(f.peak, f.inFlight)
+	f.mu.Unlock()
+	defer func() { f.mu.Lock(); f.inFlight--; f.mu.Unlock() }()
+	time.Sleep(f.delay)
+	if f.fail[release] {
+		return matrix.Outcome{}, errors.New("confluent-kafka-go v" + release + " does not build")
+	}
+	i := 0
+	for k, r := range f.releases {
+		if r == release {
+			i = k
+		}
+	}
+	g := f.grade(i, run)
+	o := matrix.Outcome{Run: run, Grade: g, Line: string(g), Dir: "artifacts/bisect/x/" + release}
+	if g == verify.Failed {
+		o.Check, o.Line = "legal-reset", "FAILED legal-reset: producer 0 epoch 0 sent base sequence 0"
+	}
+	return o, nil
+}
+
+func (f *fake) search(t *testing.T, q Question) *Result {
+	t.Helper()
+	q.Releases = f.releases
+	r, err := Search{Question: q, Runner: f}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// from gives FAILED from release k on (fixedBefore: before it), PASS
+// elsewhere.
+func from(k int, fixedBefore bool) func(i, n int) verify.Grade {
+	return func(i, _ int) verify.Grade {
+		if (i >= k) != fixedBefore {
+			return verify.Failed
+		}
+		return verify.Pass
+	}
+}
+
+func answer(t *testing.T, r *Result, last, first int, direction string) {
+	t.Helper()
+	if r.Last != last || r.First != first || r.Direction != direction {
+		t.Fatalf("answer %d..%d %s, want %d..%d %s; notes %v", r.Last, r.First, r.Direction, last, first, direction, r.Notes)
+	}
+}
+
+func TestMonotoneGoodToBad(t *testing.T) {
+	f := newFake(12, from(7, false))
+	r := f.search(t, Question{})
+	answer(t, r, 6, 7, "regression")
+	if r.N != 3 {
+		t.Errorf("n = %d, want the minimum 3 for a finding in every run", r.N)
+	}
+	for i, p := range r.Probes {
+		switch {
+		case p == nil:
+		case i == 11:
+			if len(p.Runs) != 3 || p.Rate() != "FAILED in 3 of 3 runs" {
+				t.Errorf("bad end: %d runs, %s; want its rate measured in 3", len(p.Runs), p.Rate())
+			}
+		case p.Verdict == Bad && len(p.Runs) != 1:
+			t.Errorf("%s is bad after %d runs: a release in between stops at its first FAILED", p.Release, len(p.Runs))
+		case p.Verdict == Good && len(p.Runs) != 3:
+			t.Errorf("%s is good after %d runs, want 3", p.Release, len(p.Runs))
+		}
+	}
+	var b bytes.Buffer
+	if err := r.WritePage(&b, Setup{Family: "librdkafka", Scenario: "seed", Fixed: "Kafka 2.8.2, zk", Conditions: "compressed timers", Source: "the Go module proxy", Command: "kconform bisect --driver librdkafka@1.0.0..1.11.0"}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"librdkafka 1.6.0 is the last release as it was (good, FAILED in 0 of 3 runs) and librdkafka 1.7.0 first shows the finding (bad, FAILED in 1 of 1 run)",
+		"https://github.com/confluentinc/librdkafka/compare/v1.6.0...v1.7.0", "https://github.com/confluentinc/librdkafka/blob/v1.7.0/CHANGELOG.md",
+		"| 1.11.0 | bad | FAILED in 3 of 3 runs |", "kconform bisect --driver librdkafka@1.0.0..1.11.0", "| 1.1.0 | not probed |"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q:\n%s", want, page)
+		}
+	}
+}
+
+func TestMonotoneBadToGood(t *testing.T) {
+	f := newFake(9, from(4, true))
+	r := f.search(t, Question{})
+	answer(t, r, 3, 4, "fix")
+	if !strings.Contains(r.Answer("kafka-python"), "kafka-python 1.4.0 first no longer shows it") {
+		t.Error(r.Answer("kafka-python"))
+	}
+}
+
+// A finding in one run of three: the bad end measures the rate, every
+// release judged good needs the runs that rate asks for, and the answer
+// is right.
+func TestFlakyOneInThree(t *testing.T) {
+	f := newFake(10, func(i, n int) verify.Grade {
+		if i >= 6 && n%3 == 2 {
+			return verify.Failed
+		}
+		return verify.Pass
+	})
+	r := f.search(t, Question{})
+	answer(t, r, 5, 6, "regression")
+	want := RunsFor(1.0/3, 0.05, r.K, 3, 30)
+	if r.N != want || want <= 3 {
+		t.Fatalf("n = %d, want %d for rate 1/3", r.N, want)
+	}
+	if r.Measured != "FAILED in 1 of 3 runs" {
+		t.Errorf("measured %q", r.Measured)
+	}
+	for _, p := range r.Probes {
+		if p != nil && p.Verdict == Good && p.Count(NoFinding) < want {
+			t.Errorf("%s good after %d runs, want %d", p.Release, p.Count(NoFinding), want)
+		}
+	}
+	if b := r.Bound(1.0 / 3); b > 0.05 {
+		t.Errorf("bound %.3f for rate 1/3, want at most 5%%", b)
+	}
+}
+
+// Bisections of a finding that shows at random in a third of the runs
+// are wrong no more often than the bound says.
+func TestFlakyWrongAnswersWithinBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var mu sync.Mutex
+	wrong, tries := 0, 300
+	for range tries {
+		f := newFake(16, func(i, _ int) verify.Grade {
+			mu.Lock()
+			defer mu.Unlock()
+			if i >= 9 && rng.Float64() < 1.0/3 {
+				return verify.Failed
+			}
+			return verify.Pass
+		})
+		r := f.search(t, Question{Rate: 1.0 / 3})
+		if r.Last != 8 || r.First != 9 {
+			wrong++
+		}
+	}
+	bound := RunsBound(16, 1.0/3)
+	t.Logf("%d of %d bisections wrong, bound %.3f", wrong, tries, bound)
+	if float64(wrong)/float64(tries) > bound+0.03 {
+		t.Errorf("%d of %d bisections wrong, the bound is %.3f", wrong, tries, bound)
+	}
+}
+
+// RunsBound is the bound of a default bisection of n releases at rate p.
+func RunsBound(n int, p float64) float64 {
+	r := &Result{K: MaxProbes(n, 1)}
+	r.N = RunsFor(p, 0.05, r.K, 3, 30)
+	return r.Bound(p)
+}
+
+func TestRangeOfOne(t *testing.T) {
+	f := newFake(1, from(0, false))
+	r := f.search(t, Question{})
+	if r.Last != -1 || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "a range of one release: 1.0.0 is bad (FAILED in 3 of 3 runs)") {
+		t.Fatalf("%+v", r)
+	}
+	if !strings.HasPrefix(r.Answer("librdkafka"), "No answer: a range of one release") {
+		t.Error(r.Answer("librdkafka"))
+	}
+}
+
+func TestBothEndsAlike(t *testing.T) {
+	r := newFake(6, from(0, false)).search(t, Question{})
+	if r.Last != -1 || !strings.Contains(strings.Join(r.Notes, ""), "both ends are bad") {
+		t.Fatalf("%+v", r.Notes)
+	}
+}
+
+// A release that cannot run (it does not install), one whose runs cannot
+// be judged (ERROR, INCONCLUSIVE) and one INCONCLUSIVE once are handled:
+// the first two are unclear and skipped, the third judged on its other
+// runs.
+func TestProbeThatErrors(t *testing.T) {
+	f := newFake(12, func(i, n int) verify.Grade {
+		switch {
+		case i == 5:
+			return []verify.Grade{verify.Error, verify.Inconclusive}[n%2]
+		case i == 3 && n == 1:
+			return verify.Inconclusive
+		case i >= 7:
+			return verify.Failed
+		}
+		return verify.Pass
+	})
+	f.fail["1.6.0"] = true
+	r := f.search(t, Question{})
+	answer(t, r, 4, 7, "regression")
+	if p := r.Probes[6]; p == nil || p.Verdict != Unclear || !strings.Contains(p.Why, "does not build") || f.calls["1.6.0"] != 1 {
+		t.Errorf("1.6.0: %+v after %d calls", p, f.calls["1.6.0"])
+	}
+	if p := r.Probes[5]; p == nil || p.Verdict != Unclear || p.Why != "3 runs could not be judged" {
+		t.Errorf("1.5.0: %+v", p)
+	}
+	if p := r.Probes[3]; p != nil && (p.Verdict != Good || len(p.Runs) != 4 || p.Rate() != "FAILED in 0 of 4 runs (1 INCONCLUSIVE)") {
+		t.Errorf("1.3.0: %s %s", p.Verdict, p.Rate())
+	}
+	if !strings.Contains(strings.Join(r.Notes, ""), "unclear releases between the two") {
+		t.Errorf("notes %v", r.Notes)
+	}
+	// An end that cannot be judged: no search.
+	f = newFake(4, from(2, false))
+	f.fail["1.0.0"] = true
+	r = f.search(t, Question{})
+	if r.Last != -1 || !strings.Contains(strings.Join(r.Notes, ""), "the end 1.0.0 is unclear") {
+		t.Errorf("%v", r.Notes)
+	}
+}
+
+// Ctrl-C ends the search with its context's error and what it had.
+func TestCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	f := newFake(4, from(2, false))
+	f.fail = map[string]bool{"1.0.0": true, "1.3.0": true}
+	r, err := Search{Question: Question{Releases: f.releases}, Runner: f}.Run(ctx)
+	if !errors.Is(err, context.Canceled) || r == nil {
+		t.Fatalf("%v %v", r, err)
+	}
+}
+
+// --jobs probes releases at once, and finds what one at a time finds in
+// fewer rounds.
+func TestJobsProbeInParallel(t *testing.T) {
+	one := newFake(30, from(19, false))
+	r1 := one.search(t, Question{})
+	three := newFake(30, from(19, false))
+	three.delay = 5 * time.Millisecond
+	r3 := three.search(t, Question{Jobs: 3})
+	answer(t, r1, 18, 19, "regression")
+	answer(t, r3, 18, 19, "regression")
+	if three.peak < 2 || one.peak != 1 {
+		t.Errorf("at most %d runs at once with --jobs 3, %d with 1", three.peak, one.peak)
+	}
+	if three.peak > 3 {
+		t.Errorf("%d runs at once with --jobs 3", three.peak)
+	}
+	if r3.K <= r1.K {
+		t.Errorf("k %d with 3 jobs, %d with 1: more probes at once can miss more", r3.K, r1.K)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	q := Question{Check: "liveness", Match: "Unable to reconstruct MessageSet"}
+	for _, c := range []struct {
+		o    matrix.Outcome
+		want Kind
+	}{
+		{matrix.Outcome{Grade: verify.Failed, Check: "liveness", Line: "FAILED liveness: _INCONSISTENT: Unable to reconstruct MessageSet (currently with 532 message(s))"}, ShowsFinding},
+		{matrix.Outcome{Grade: verify.Failed, Check: "liveness", Line: "FAILED liveness: the producer reported nothing after the last fault step"}, Unjudged},
+		{matrix.Outcome{Grade: verify.Failed, Check: "duplicate"}, Unjudged},
+		{matrix.Outcome{Grade: verify.NonStrict, Check: "epoch-start"}, NoFinding},
+		{matrix.Outcome{Grade: verify.Informational}, NoFinding},
+		{matrix.Outcome{Grade: verify.Inconclusive}, Unjudged},
+		{matrix.Outcome{Grade: verify.Error}, Unjudged},
+		{matrix.Outcome{Grade: verify.NotApplicable}, NotApplies},
+	} {
+		if got := q.Classify(c.o); got != c.want {
+			t.Errorf("%s %s %q: %s, want %s", c.o.Grade, c.o.Check, c.o.Line, got, c.want)
+		}
+	}
+	if k := (Question{Strict: true}).Classify(matrix.Outcome{Grade: verify.NonStrict}); k != ShowsFinding {
+		t.Errorf("strict NON-STRICT: %s", k)
+	}
+}
+
+func TestRunsFor(t *testing.T) {
+	for _, c := range []struct {
+		p    float64
+		k    int
+		want int
+	}{{1, 5, 3}, {0.5, 1, 5}, {0.5, 5, 7}, {1.0 / 3, 5, 12}, {0.2, 5, 21}, {0.05, 5, 30}} {
+		if got := RunsFor(c.p, 0.05, c.k, 3, 30); got != c.want {
+			t.Errorf("RunsFor(%.2f, k %d) = %d, want %d", c.p, c.k, got, c.want)
+		}
+	}
+	for _, c := range []struct{ releases, jobs, want int }{{1, 1, 1}, {2, 1, 1}, {5, 1, 3}, {18, 1, 6}, {18, 3, 10}, {4, 4, 3}} {
+		if got := MaxProbes(c.releases, c.jobs); got != c.want {
+			t.Errorf("MaxProbes(%d, %d) = %d, want %d", c.releases, c.jobs, got, c.want)
+		}
+	}
+}
+
+func TestRangesAndRates(t *testing.T) {
+	all := []string{"1.8.2", "1.9.0", "1.9.2", "2.0.2", "2.10.0", "2.11.1"}
+	got, err := Between(all, "1.9.0", "2.10.0")
+	if err != nil || strings.Join(got, " ") != "1.9.0 1.9.2 2.0.2 2.10.0" {
+		t.Errorf("%v %v", got, err)
+	}
+	if got, _ := Between(all, "2.0.2", ""); strings.Join(got, " ") != "2.0.2 2.10.0 2.11.1" {
+		t.Errorf("open end: %v", got)
+	}
+	if _, err := Between(all, "1.9.1", ""); err == nil {
+		t.Error("a release not served is taken")
+	}
+	if got, _ := pick("2.0.2,1.9.2,2.10.0", nil); strings.Join(got, " ") != "1.9.2 2.0.2 2.10.0" {
+		t.Errorf("list: %v", got)
+	}
+	for s, want := range map[string]float64{"1": 1, "1/3": 1.0 / 3, "0.5": 0.5} {
+		if got, err := ParseRate(s); err != nil || got != want {
+			t.Errorf("%s: %v %v", s, got, err)
+		}
+	}
+	for _, s := range []string{"0", "3/2", "x", "1/0"} {
+		if _, err := ParseRate(s); err == nil {
+			t.Errorf("rate %q taken", s)
+		}
+	}
+	if l := Changes(KafkaFamily, "3.5.2", "3.6.0", []string{"3.6.0"}); len(l) != 3 || l[2].URL != "https://archive.apache.org/dist/kafka/3.6.0/RELEASE_NOTES.html" || l[1].URL != "https://kafka.apache.org/documentation/#upgrade" {
+		t.Errorf("%v", l)
+	}
+}

@@ -1,0 +1,346 @@
+package bisect
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/kconform/kconform/driver"
+	"github.com/kconform/kconform/findings"
+	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/internal/cli"
+	"github.com/kconform/kconform/matrix"
+	"github.com/kconform/kconform/scenario"
+)
+
+// Summary is the command's line in `kconform --help`.
+const Summary = "find the release where a finding starts or stops: one scenario over a range of a client's or Kafka's releases"
+
+// KafkaArtifact is the Maven artifact whose releases are the Kafka
+// releases kconform can build an image of (from 2.8 on).
+const KafkaArtifact, OldestKafka = "org.apache.kafka:kafka_2.13", "2.8.0"
+
+// Command is `kconform bisect`.
+func Command(ctx context.Context, args []string) error {
+	fs := cli.NewFlags("bisect", "--driver librdkafka@1.8.2..2.11.1 --scenario seed [--kafka 2.8.2] | --kafka 3.5.2..4.4.0 --driver java-4.x --scenario txn-late-abort")
+	c := matrix.Cell{Added: map[string]string{}}
+	var q Question
+	fs.StringVar(&c.Driver, "driver", os.Getenv("KCONFORM_CLIENT"), "the client: NAME@A..B bisects the releases of NAME its registry serves from A to B (either may be left out: the oldest kconform runs, the newest served), NAME@A,B,C those releases; else the fixed client, any name kconform run takes")
+	fs.StringVar(&c.Kafka, "kafka", "2.8.2", "Kafka: A..B bisects the releases on Maven Central from A to B (from "+OldestKafka+"), A,B,C those; else the fixed version")
+	fs.StringVar(&c.Mode, "mode", "", "zk or kraft for every release (default each release's own: zk before 4.0, kraft from 4.0; give one when a Kafka range crosses 4.0)")
+	fs.StringVar(&c.Scenario, "scenario", "seed", "scenario: "+strings.Join(scenario.Names(), ", "))
+	fs.BoolVar(&c.RealTime, "real-time", false, "the scenario as users meet it (kconform run --real-time)")
+	fs.Func("set", "a client setting key=value, added to the scenario's (repeatable)", cli.KeyValue(c.Added))
+	fs.StringVar(&c.TransactionalID, "transactional-id", "", "run the workload in transactions with this transactional.id")
+	fs.IntVar(&c.TransactionSize, "transaction-size", 0, "with --transactional-id: records per transaction")
+	fs.IntVar(&c.AbortEvery, "abort-every", 0, "with --transactional-id: abort every n-th transaction")
+	fs.StringVar(&c.TransactionVersion, "transaction-version", "", "format each cluster with this transaction.version (Kafka 4.0+, KRaft)")
+	fs.StringVar(&q.Check, "check", "", "only a FAILED run whose worst finding is this check shows the finding (duplicate, legal-reset, liveness...)")
+	fs.StringVar(&q.Match, "match", "", "only a run whose verdict line holds this text shows the finding ('Unable to reconstruct MessageSet')")
+	fs.BoolVar(&q.Strict, "strict", cli.StrictDefault(), "a NON-STRICT run shows the finding too (env KCONFORM_STRICT=1)")
+	rate := fs.String("rate", "1", "the lowest rate the finding is assumed to show at where it is (1/3, 0.5); the rate measured at the range's bad end lowers it")
+	fs.Float64Var(&q.Miss, "miss", 0.05, "the accepted probability of a wrong answer, which sets the runs a release needs to be judged good")
+	fs.IntVar(&q.MinRuns, "min-runs", 3, "the fewest judged runs that make a release good")
+	fs.IntVar(&q.MaxRuns, "max-runs", 30, "the most judged runs a release needs to be good, however rare the finding")
+	fs.IntVar(&q.MaxUnjudged, "max-unjudged", 3, "runs that cannot be judged (INCONCLUSIVE, ERROR, another finding) after which a release is unclear and skipped")
+	fs.IntVar(&q.Jobs, "jobs", 1, "releases probed at once, each on its own cluster")
+	name := fs.String("name", "", "the bisection's name: its page is <pages>/<name>.md (default <family>_<scenario>_<A>..<B>)")
+	root := fs.String("artifacts", "artifacts", "folder for the runs' artifacts (under bisect/<name>/)")
+	results := fs.String("results", "results", "folder of result records the runs are filed in, as any run's; \"\" for none")
+	pages := fs.String("pages", "results/bisect", "folder for the bisection's page")
+	dry := fs.Bool("dry-run", false, "print the releases, the runs per release and the most runs the bisection can take, and run nothing")
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
+	var err error
+	if q.Rate, err = ParseRate(*rate); err != nil {
+		return cli.Usage(err.Error())
+	}
+	if q.Jobs < 1 || q.MinRuns < 1 || q.MaxRuns < q.MinRuns {
+		return cli.Usage("--jobs and --min-runs must be at least 1, --max-runs at least --min-runs")
+	}
+	a, err := Resolve(ctx, c)
+	if err != nil {
+		return cli.Usage(err.Error())
+	}
+	q.Releases = a.Releases
+	if *name == "" {
+		*name = fmt.Sprintf("%s_%s_%s..%s", a.Family, scenarioFolder(c), a.Releases[0], a.Releases[len(a.Releases)-1])
+	}
+	fmt.Fprintf(os.Stderr, "kconform bisect: %s %s: %d releases (%s): %s\n", a.Family, c.Scenario, len(q.Releases), a.Source, strings.Join(q.Releases, ", "))
+	if *dry {
+		fmt.Println(Plan(q))
+		return nil
+	}
+	run := &MatrixRunner{Cell: c, Axis: a, Root: filepath.Join(*root, "bisect", *name), Results: *results, Progress: os.Stderr}
+	if *results != "" {
+		run.Expectations = filepath.Join(*results, findings.ExpectationsFile)
+	}
+	res, err := Search{Question: q, Runner: run, Progress: os.Stderr}.Run(ctx)
+	if res == nil {
+		return err
+	}
+	page := filepath.Join(*pages, *name+".md")
+	var b bytes.Buffer
+	if werr := res.WritePage(&b, Setup{Family: a.Family, Scenario: c.Scenario, Fixed: a.Fixed, Conditions: conditions(c), Source: a.Source,
+		Command: "kconform bisect " + strings.Join(args, " ")}); werr != nil {
+		return werr
+	}
+	if werr := os.MkdirAll(*pages, 0o755); werr != nil {
+		return werr
+	}
+	if werr := os.WriteFile(page, b.Bytes(), 0o644); werr != nil {
+		return werr
+	}
+	fmt.Println(res.Answer(a.Family))
+	fmt.Fprintf(os.Stderr, "kconform bisect: the page is %s\n", page)
+	return err
+}
+
+// ParseRate reads a rate as a fraction ("1/3") or a number ("0.5").
+func ParseRate(s string) (float64, error) {
+	var x float64
+	var err error
+	if a, b, ok := strings.Cut(s, "/"); ok {
+		n, e1 := strconv.ParseFloat(a, 64)
+		d, e2 := strconv.ParseFloat(b, 64)
+		if e1 != nil || e2 != nil || d == 0 {
+			return 0, fmt.Errorf("--rate %q: give a fraction such as 1/3 or a number such as 0.5", s)
+		}
+		x = n / d
+	} else if x, err = strconv.ParseFloat(s, 64); err != nil {
+		return 0, fmt.Errorf("--rate %q: give a fraction such as 1/3 or a number such as 0.5", s)
+	}
+	if x <= 0 || x > 1 {
+		return 0, fmt.Errorf("--rate %q: a rate is above 0 and at most 1", s)
+	}
+	return x, nil
+}
+
+// Plan says what a bisection of q can cost: the runs a release needs and
+// the most runs in all (every probe good, no run unjudged; a probe that is
+// bad stops at its first bad run).
+func Plan(q Question) string {
+	q = q.withDefaults()
+	k := MaxProbes(len(q.Releases), q.Jobs)
+	n := RunsFor(q.Rate, q.Miss, k, q.MinRuns, q.MaxRuns)
+	probes := min(k+1, len(q.Releases))
+	return fmt.Sprintf("%d releases; %d judged runs make a release good (rate %.2f, at most %d probes that could miss, %.0f%% wrong at most); at most %d probes and %d runs, %d at a time; more if the bad end's rate is lower than assumed (up to %d runs a release)",
+		len(q.Releases), n, q.Rate, k, 100*q.Miss, probes, probes*n, q.Jobs, q.MaxRuns)
+}
+
+// Axis is the range a bisection walks, resolved.
+type Axis struct {
+	// Family is the client's NAME (librdkafka) or KafkaFamily.
+	Family string
+	// Releases are the range, oldest first; Source says where they came
+	// from; Fixed names the coordinates that stay.
+	Releases      []string
+	Source, Fixed string
+	client        bool
+}
+
+// Cell is the cell of c at release.
+func (a Axis) Cell(c matrix.Cell, release string) matrix.Cell {
+	c.Added = maps.Clone(c.Added)
+	if a.client {
+		c.Driver = a.Family + "@" + release
+	} else {
+		c.Kafka = release
+	}
+	return c
+}
+
+// isRange tells whether a version is a range (A..B) or a list (A,B).
+func isRange(v string) bool { return strings.Contains(v, "..") || strings.Contains(v, ",") }
+
+// Resolve finds the axis of c, whose driver or Kafka version (one of the
+// two) is a range or a list, and the releases in it.
+func Resolve(ctx context.Context, c matrix.Cell) (Axis, error) {
+	name, versions, hasAt := strings.Cut(c.Driver, "@")
+	clientRange := hasAt && isRange(versions)
+	switch {
+	case clientRange && isRange(c.Kafka):
+		return Axis{}, errors.New("bisect one axis at a time: a range of the client's releases or of Kafka's, the other fixed")
+	case clientRange:
+		cl, ok := driver.Find(name)
+		if !ok || cl.Releases == nil {
+			return Axis{}, fmt.Errorf("%s: not a client kconform runs other releases of (kconform list names them)", name)
+		}
+		rel := cl.Releases
+		a := Axis{Family: rel.Name, client: true, Fixed: "Kafka " + fixtures.ResolveVersion(c.Kafka) + modeText(c.Mode), Source: rel.Package + " on " + rel.Registry}
+		var err error
+		a.Releases, err = pick(versions, func() ([]string, error) { return rel.Versions(ctx) })
+		return a, err
+	case isRange(c.Kafka):
+		if c.Driver == "" {
+			c.Driver = driver.Reference
+		}
+		a := Axis{Family: KafkaFamily, Fixed: "client " + c.Driver + modeText(c.Mode), Source: KafkaArtifact + " on Maven Central"}
+		var err error
+		a.Releases, err = pick(c.Kafka, func() ([]string, error) {
+			all, err := driver.MavenVersions(ctx, KafkaArtifact)
+			return driver.StableSince(all, OldestKafka), err
+		})
+		return a, err
+	}
+	return Axis{}, errors.New("give a range: --driver NAME@A..B (a client's releases) or --kafka A..B (Kafka's)")
+}
+
+func modeText(mode string) string {
+	if mode == "" {
+		return ", each release's default mode"
+	}
+	return ", " + mode
+}
+
+// pick resolves spec: a list A,B,C as given (sorted), or a range A..B
+// of the releases list returns (A or B left out: from the first, to the
+// last).
+func pick(spec string, list func() ([]string, error)) ([]string, error) {
+	if !strings.Contains(spec, "..") {
+		out := driver.StableSince(cli.List(spec), "")
+		if len(out) == 0 {
+			return nil, fmt.Errorf("%q: no releases", spec)
+		}
+		return out, nil
+	}
+	lo, hi, _ := strings.Cut(spec, "..")
+	lo, hi = fixtures.ResolveVersion(strings.TrimPrefix(lo, "v")), fixtures.ResolveVersion(strings.TrimPrefix(hi, "v"))
+	all, err := list()
+	if err != nil {
+		return nil, fmt.Errorf("listing the releases: %w (give them as A,B,C instead)", err)
+	}
+	return Between(all, lo, hi)
+}
+
+// Between keeps the releases of all (oldest first) from lo to hi, both
+// included ("" is open); lo and hi must be among them.
+func Between(all []string, lo, hi string) ([]string, error) {
+	for _, v := range []string{lo, hi} {
+		if v != "" && !slices.Contains(all, v) {
+			return nil, fmt.Errorf("%s is not among the releases served (%s)", v, strings.Join(all, ", "))
+		}
+	}
+	var out []string
+	for _, v := range all {
+		if (lo == "" || driver.CompareVersions(v, lo) >= 0) && (hi == "" || driver.CompareVersions(v, hi) <= 0) {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no release from %s to %s", lo, hi)
+	}
+	return out, nil
+}
+
+// scenarioFolder names the cell's scenario for a page name.
+func scenarioFolder(c matrix.Cell) string {
+	s := c.Scenario
+	if c.RealTime {
+		s += "-real-time"
+	}
+	if c.TransactionVersion != "" {
+		s += "-tv" + strings.TrimPrefix(c.TransactionVersion, "tv")
+	}
+	return s
+}
+
+// conditions says how the scenario runs, for the page.
+func conditions(c matrix.Cell) string {
+	s := "the scenario's own timers"
+	if c.RealTime {
+		s = "--real-time: the real outage, the client's defaults"
+	}
+	var added []string
+	for _, k := range slices.Sorted(maps.Keys(c.Added)) {
+		added = append(added, k+"="+c.Added[k])
+	}
+	if len(added) > 0 {
+		s += ", " + strings.Join(added, ", ") + " added"
+	}
+	if c.TransactionalID != "" {
+		s += ", in transactions"
+	}
+	if c.TransactionVersion != "" {
+		s += ", transaction.version " + strings.TrimPrefix(c.TransactionVersion, "tv")
+	}
+	return s
+}
+
+// MatrixRunner runs probes as kconform run does (matrix.Run), each run in
+// a folder of its own under Root (<release>/run<i>), and files each run
+// in Results as any run (matrix.File): ordinary records.
+type MatrixRunner struct {
+	Cell matrix.Cell
+	Axis Axis
+	// Root is the bisection's artifacts folder.
+	Root string
+	// Results is the records folder ("" files nothing); Expectations the
+	// expectations file the filing compares with (a difference is said,
+	// never an error: a bisection is meant to find cells that fail).
+	Results, Expectations string
+	Progress              io.Writer
+	mu                    sync.Mutex
+}
+
+// Run runs release's probe once.
+func (m *MatrixRunner) Run(ctx context.Context, release string, run int) (matrix.Outcome, error) {
+	job, err := m.Axis.Cell(m.Cell, release).Job()
+	if err != nil {
+		return matrix.Outcome{}, err
+	}
+	root := filepath.Join(m.Root, release, fmt.Sprintf("run%d", run))
+	progress := &prefixed{w: m.Progress, mu: &m.mu, prefix: "[" + release + "] "}
+	outs, err := matrix.Run(ctx, []matrix.Job{job}, matrix.Options{Repeat: 1, Confirm: 1, Jobs: 1, Root: root, Progress: progress})
+	if err != nil {
+		return matrix.Outcome{}, err
+	}
+	if len(outs) != 1 {
+		return matrix.Outcome{}, fmt.Errorf("%s: %d outcomes of one run", job, len(outs))
+	}
+	if m.Results != "" {
+		m.mu.Lock()
+		err = matrix.File(outs, matrix.Filing{Root: root, Results: m.Results, Expectations: m.Expectations, Progress: m.Progress})
+		m.mu.Unlock()
+		if err != nil && !errors.Is(err, matrix.ErrUnexpected) {
+			return outs[0], err
+		}
+	}
+	return outs[0], nil
+}
+
+// prefixed writes whole lines, each with its release, so concurrent
+// probes' progress stays readable.
+type prefixed struct {
+	w      io.Writer
+	mu     *sync.Mutex
+	prefix string
+	buf    []byte
+}
+
+func (p *prefixed) Write(b []byte) (int, error) {
+	p.buf = append(p.buf, b...)
+	for {
+		i := bytes.IndexByte(p.buf, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		p.mu.Lock()
+		_, err := io.WriteString(p.w, p.prefix+string(p.buf[:i+1]))
+		p.mu.Unlock()
+		p.buf = p.buf[i+1:]
+		if err != nil {
+			return len(b), err
+		}
+	}
+}
