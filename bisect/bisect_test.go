@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -116,6 +117,9 @@ func TestMonotoneGoodToBad(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
+	if m := regexp.MustCompile(`\b\d+/\d+\b`).FindString(regexp.MustCompile("(?s)```.*?```|`[^`]*`|\\(http[^)]*\\)").ReplaceAllString(page, "")); m != "" {
+		t.Errorf("the page counts %q without the grade it counts (verify.Rate):\n%s", m, page)
+	}
 	for _, want := range []string{"librdkafka 1.6.0 is the last release as it was (good, FAILED in 0 of 3 runs) and librdkafka 1.7.0 first shows the finding (bad, FAILED in 1 of 1 run)",
 		"https://github.com/confluentinc/librdkafka/compare/v1.6.0...v1.7.0", "https://github.com/confluentinc/librdkafka/blob/v1.7.0/CHANGELOG.md",
 		"| 1.11.0 | bad | FAILED in 3 of 3 runs |", "kconform bisect --driver librdkafka@1.0.0..1.11.0", "| 1.1.0 | not probed |"} {
