@@ -358,6 +358,9 @@ func TestRangesAndRates(t *testing.T) {
 			t.Errorf("rate %q taken", s)
 		}
 	}
+	if got := shellWords([]string{"--match", "Unable to reconstruct MessageSet", "--rate", "1/3"}); got != "--match 'Unable to reconstruct MessageSet' --rate 1/3" {
+		t.Errorf("command %s", got)
+	}
 	if l := Changes(KafkaFamily, "3.5.2", "3.6.0", []string{"3.6.0"}); len(l) != 3 || l[2].URL != "https://archive.apache.org/dist/kafka/3.6.0/RELEASE_NOTES.html" || l[1].URL != "https://kafka.apache.org/documentation/#upgrade" {
 		t.Errorf("%v", l)
 	}

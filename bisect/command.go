@@ -92,7 +92,7 @@ func Command(ctx context.Context, args []string) error {
 	page := filepath.Join(*pages, *name+".md")
 	var b bytes.Buffer
 	if werr := res.WritePage(&b, Setup{Family: a.Family, Scenario: c.Scenario, Fixed: a.Fixed, Conditions: conditions(c), Source: a.Source,
-		Command: "kconform bisect " + strings.Join(args, " ")}); werr != nil {
+		Command: "kconform bisect " + shellWords(args)}); werr != nil {
 		return werr
 	}
 	if werr := os.MkdirAll(*pages, 0o755); werr != nil {
@@ -343,4 +343,16 @@ func (p *prefixed) Write(b []byte) (int, error) {
 			return len(b), err
 		}
 	}
+}
+
+// shellWords joins args as a shell reads them back.
+func shellWords(args []string) string {
+	var out []string
+	for _, a := range args {
+		if a == "" || strings.ContainsAny(a, " '\"$`\\*?;&|<>()") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out = append(out, a)
+	}
+	return strings.Join(out, " ")
 }
