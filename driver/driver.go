@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -63,6 +64,7 @@ type Driver struct {
 // else a command line run through sh (so quoting works as in a shell). An
 // empty name is the reference producer.
 func Lookup(name string) (*Driver, error) {
+	lookups.Add(1)
 	name = strings.TrimSpace(name)
 	if name == "" {
 		name = Reference
@@ -82,6 +84,14 @@ func Lookup(name string) (*Driver, error) {
 	}
 	return nil, fmt.Errorf("unknown driver %q: use one of %s, or a command line such as \"./my-producer --verbose\"", name, Choices())
 }
+
+// lookups counts the calls of Lookup.
+var lookups atomic.Int64
+
+// Lookups is how many times this process has looked a driver up: a run
+// looks its driver up once, when its coordinates are resolved
+// (scenario.Resolve), and carries it to every later stage.
+func Lookups() int64 { return lookups.Load() }
 
 func isExecutable(name string) bool {
 	_, err := exec.LookPath(name)

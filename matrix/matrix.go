@@ -41,37 +41,42 @@ func (j Job) String() string {
 	return fmt.Sprintf("%s / %s", j.Scenario.Folder(), j.Scenario.For(j.At))
 }
 
-// Plan resolves every Kafka version (each optionally ":zk" or ":kraft"),
-// client and scenario once and returns their product, versions outermost;
-// with realTime every scenario runs as users meet it
-// (Scenario.WithRealTime).
+// Plan resolves every Kafka version (each optionally ":zk" or ":kraft",
+// then ":tvN"), client and scenario once and returns their product,
+// versions outermost, each job built as kconform run builds its cell's
+// (Cell); with realTime every scenario runs as users meet it
+// (Scenario.WithRealTime). Each client's driver is looked up once.
 func Plan(kafkas, clients, scenarios []string, strict, realTime bool) ([]Job, error) {
 	var jobs []Job
+	drivers := map[string]*driver.Driver{}
+	lookup := func(name string) (*driver.Driver, error) {
+		if d, ok := drivers[name]; ok {
+			return d, nil
+		}
+		d, err := driver.Lookup(name)
+		if err == nil {
+			drivers[name] = d
+		}
+		return d, err
+	}
 	for _, kv := range kafkas {
 		version, mode, _ := strings.Cut(kv, ":")
 		mode, tv, _ := strings.Cut(mode, ":")
-		level, err := TransactionVersion(tv)
-		if err != nil {
+		if _, err := TransactionVersion(tv); err != nil {
 			return nil, fmt.Errorf("%s: %w", kv, err)
 		}
 		for _, c := range clients {
-			at, err := scenario.Resolve(version, mode, c)
+			at, err := scenario.ResolveBy(version, mode, c, lookup)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", kv, err)
 			}
 			for _, n := range scenarios {
-				s, err := scenario.ByName(n)
+				cell := Cell{Scenario: n, Kafka: version, Mode: mode, Driver: c, RealTime: realTime, Strict: strict, TransactionVersion: tv}
+				j, err := cell.job(at)
 				if err != nil {
 					return nil, err
 				}
-				if realTime {
-					s = s.WithRealTime()
-				}
-				s.Strict = strict
-				if level >= 0 {
-					s = s.WithTransactionVersion(level)
-				}
-				jobs = append(jobs, Job{Scenario: s, At: at})
+				jobs = append(jobs, j)
 			}
 		}
 	}
@@ -131,12 +136,20 @@ type Cell struct {
 }
 
 // Job resolves the cell into the job that runs it; an error says what in
-// the cell is wrong.
+// the cell is wrong. The job carries the cell's driver, looked up once.
 func (c Cell) Job() (Job, error) {
 	at, err := scenario.Resolve(c.Kafka, c.Mode, c.Driver)
 	if err != nil {
 		return Job{}, err
 	}
+	return c.job(at)
+}
+
+// job builds the cell's job at coordinates resolved from it: the one
+// builder of jobs, for kconform run's cell and every cell of a Plan. A
+// scenario that names its own client (the broken producer) gets its
+// driver looked up here, once.
+func (c Cell) job(at scenario.Coordinates) (Job, error) {
 	s, err := scenario.ByName(c.Scenario)
 	if err != nil {
 		return Job{}, err
@@ -175,6 +188,10 @@ func (c Cell) Job() (Job, error) {
 	}
 	if level >= 0 {
 		s = s.WithTransactionVersion(level)
+	}
+	at = s.For(at)
+	if at.Driver, err = at.Lookup(); err != nil {
+		return Job{}, err
 	}
 	return Job{Scenario: s, At: at}, nil
 }
@@ -290,17 +307,18 @@ func Run(ctx context.Context, jobs []Job, o Options) ([]Outcome, error) {
 	// Each client is prepared once, before any cluster starts: a build
 	// that fails stops the matrix at once, and concurrent jobs never
 	// build the same driver together.
-	prepared := map[string]bool{}
+	// Jobs share the driver their plan looked up: each is prepared here,
+	// so a run's own preparation (scenario.Collect) only finds it done.
+	prepared := map[*driver.Driver]bool{}
 	for _, j := range jobs {
-		name := j.Scenario.For(j.At).Client
-		if prepared[name] {
-			continue
-		}
-		prepared[name] = true
-		d, err := driver.Lookup(name)
+		d, err := j.Scenario.For(j.At).Lookup()
 		if err != nil {
 			return nil, err
 		}
+		if prepared[d] {
+			continue
+		}
+		prepared[d] = true
 		if err := d.Prepare(ctx, progress); err != nil {
 			return nil, err
 		}

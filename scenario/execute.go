@@ -56,6 +56,20 @@ type Coordinates struct {
 	// Client is the driver's name (a built-in name or the user's command
 	// line as given).
 	Client string
+	// Driver is the driver Client names, looked up once by Resolve and
+	// carried to every later stage of the run: its preparation, whether
+	// it runs transactions, the run itself. Coordinates made by hand may
+	// leave it nil (Lookup then looks it up).
+	Driver *driver.Driver
+}
+
+// Lookup is the driver the coordinates name: the one Resolve found, else
+// (coordinates made by hand) driver.Lookup of Client.
+func (c Coordinates) Lookup() (*driver.Driver, error) {
+	if c.Driver != nil {
+		return c.Driver, nil
+	}
+	return driver.Lookup(c.Client)
 }
 
 // String is how a run's place is shown: "franz-go on Kafka 4.4.0 kraft".
@@ -67,6 +81,12 @@ func (c Coordinates) String() string {
 // version's default) and a driver name or command line ("" for the
 // reference producer) into Coordinates, refusing what no run could use.
 func Resolve(version, mode, client string) (Coordinates, error) {
+	return ResolveBy(version, mode, client, driver.Lookup)
+}
+
+// ResolveBy is Resolve with the driver looked up by lookup: a plan of many
+// versions passes one that looks each client up once.
+func ResolveBy(version, mode, client string, lookup func(string) (*driver.Driver, error)) (Coordinates, error) {
 	version = fixtures.ResolveVersion(version)
 	m := fixtures.Mode(mode)
 	if m != "" && m != fixtures.ZooKeeper && m != fixtures.KRaft {
@@ -76,18 +96,19 @@ func Resolve(version, mode, client string) (Coordinates, error) {
 	if err := (fixtures.Spec{Version: version, Mode: m}).Check(); err != nil {
 		return Coordinates{}, err
 	}
-	d, err := driver.Lookup(client)
+	d, err := lookup(client)
 	if err != nil {
 		return Coordinates{}, err
 	}
-	return Coordinates{Version: version, Mode: m, Client: d.Name}, nil
+	return Coordinates{Version: version, Mode: m, Client: d.Name, Driver: d}, nil
 }
 
 // For is where s runs at c: a scenario that names its own client (a
-// known-bad expectation, the broken producer) runs that one.
+// known-bad expectation, the broken producer) runs that one, whose driver
+// is then still to be looked up (Coordinates.Lookup).
 func (s Scenario) For(c Coordinates) Coordinates {
-	if s.Client != "" {
-		c.Client = s.Client
+	if s.Client != "" && s.Client != c.Client {
+		c.Client, c.Driver = s.Client, nil
 	}
 	return c
 }
@@ -114,7 +135,11 @@ func (s Scenario) Dir(slot Slot) string {
 func (s Scenario) Execute(ctx context.Context, slot Slot, progress io.Writer) (*Result, error) {
 	dir := s.Dir(slot)
 	at := s.For(slot.Coordinates)
-	if why := s.notApplicable(at); why != "" {
+	drv, err := at.Lookup()
+	if err != nil {
+		return nil, err
+	}
+	if why := s.notApplicable(at, drv); why != "" {
 		if err := artifacts.NotApplicable(dir, why); err != nil {
 			return nil, err
 		}
@@ -137,7 +162,7 @@ func (s Scenario) Execute(ctx context.Context, slot Slot, progress io.Writer) (*
 		return nil, err
 	}
 	defer c.Close(context.WithoutCancel(ctx))
-	res, err := s.Run(ctx, c, at.Client, dir, progress)
+	res, err := s.Run(ctx, c, drv, dir, progress)
 	if err != nil {
 		saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
@@ -153,19 +178,17 @@ func (s Scenario) Execute(ctx context.Context, slot Slot, progress io.Writer) (*
 	return res, nil
 }
 
-// notApplicable says why s cannot run at at, or "": the version or mode
-// lacks what it needs, or it is transactional and the driver runs no
+// notApplicable says why s cannot run at at by drv, or "": the version or
+// mode lacks what it needs, or it is transactional and the driver runs no
 // transactions.
-func (s Scenario) notApplicable(at Coordinates) string {
+func (s Scenario) notApplicable(at Coordinates, drv *driver.Driver) string {
 	if s.NotApplicable != nil {
 		if why := s.NotApplicable(at.Version, at.Mode); why != "" {
 			return why
 		}
 	}
-	if s.Producer.Transactional() {
-		if d, err := driver.Lookup(at.Client); err == nil && d.NoTransactions() != "" {
-			return at.Client + ": " + d.NoTransactions()
-		}
+	if s.Producer.Transactional() && drv.NoTransactions() != "" {
+		return at.Client + ": " + drv.NoTransactions()
 	}
 	return ""
 }

@@ -140,16 +140,16 @@ func (s Scenario) Spec(version string, mode fixtures.Mode) fixtures.Spec {
 // (Judge); history, verdict and run record are saved under dir
 // (artifacts.Save).
 //
-// client names the driver (see driver.Lookup); the scenario's own Client
-// field, when set, wins.
-func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir string, progress io.Writer) (*Result, error) {
+// drv is the driver that runs it, looked up by the caller (Execute: the
+// one its coordinates carry, or the scenario's own Client).
+func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, drv *driver.Driver, dir string, progress io.Writer) (*Result, error) {
 	start := time.Now()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("artifacts: %w", err)
 	}
 	// A folder reused from an earlier run must not keep its outcome.
 	artifacts.Clear(dir)
-	h, run, warnings, err := s.Collect(ctx, c, client, dir, progress)
+	h, run, warnings, err := s.Collect(ctx, c, drv, dir, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -168,12 +168,10 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, client, dir stri
 // fault steps and the log read back. The client's events and its own logs
 // go to dir as they come. The run record it returns is not judged yet;
 // warnings are lines of the client's output it skipped.
-func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, client, dir string, progress io.Writer) (*history.History, artifacts.Run, []string, error) {
+func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, drv *driver.Driver, dir string, progress io.Writer) (*history.History, artifacts.Run, []string, error) {
 	var run artifacts.Run
-	drv, err := driver.Lookup(cmp.Or(s.Client, client))
-	if err != nil {
-		return nil, run, nil, err
-	}
+	// Quick when the driver was prepared before (matrix.Run prepares
+	// every job's driver before any cluster starts).
 	if err := drv.Prepare(ctx, progress); err != nil {
 		return nil, run, nil, err
 	}
