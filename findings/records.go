@@ -33,8 +33,9 @@ type Record struct {
 	Variant       string `json:"variant,omitempty"`
 	Transactional bool   `json:"transactional,omitempty"`
 	// Timing is the kind of timing of the runs: artifacts.TimingCompressed,
-	// TimingScenarioTimeouts or TimingDefaults (records made before the
-	// three kinds are read with their settings' kind).
+	// TimingScenarioTimeouts or TimingDefaults, as their run.json recorded
+	// it (artifacts.Timing; records made before the three kinds are read
+	// with their settings' kind). Pages read it, never work it out.
 	Timing string `json:"timing"`
 	// ClientDefaults: the runs left every client setting at its default
 	// (kconform run --real-time).
@@ -237,7 +238,7 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 		// A seed in real time has no compressed timer, so it ran with the
 		// client's defaults even when its run.json does not say so.
 		rec.ClientDefaults = meta.ClientDefaults || meta.Scenario == "seed" && meta.Timing == artifacts.TimingReal
-		rec.Timing = artifacts.TimingOf(meta.Settings, rec.ClientDefaults)
+		rec.Timing = artifacts.Timing(meta.Timing, meta.Settings, rec.ClientDefaults)
 		run.RunID, run.Commit, run.settings, run.version = meta.RunID, meta.Commit, meta.Settings, meta.ClientVersion
 		if !meta.Started.IsZero() {
 			run.Date = meta.Started.UTC().Format("2006-01-02")
@@ -483,7 +484,8 @@ func Merge(records, more []Record) []Record {
 			}
 		}
 		if m.Settings != nil {
-			r.Settings = m.Settings
+			// The newest run's settings, and the timing they ran with.
+			r.Settings, r.Timing = m.Settings, m.Timing
 		}
 		if m.ClientVersion != "" {
 			r.ClientVersion = m.ClientVersion
@@ -594,9 +596,10 @@ func Read(dir string) ([]Record, error) {
 		if err := artifacts.ReadJSON(path, &r); err != nil {
 			return err
 		}
-		// Records made before the three timing kinds said "real-time" for
-		// both the scenario's timeouts and the client's defaults.
-		r.Timing = artifacts.TimingOf(r.Settings, r.ClientDefaults)
+		// The kind the record stored; records made before the three
+		// timing kinds said "real-time" for both the scenario's timeouts
+		// and the client's defaults.
+		r.Timing = artifacts.Timing(r.Timing, r.Settings, r.ClientDefaults)
 		out = append(out, r)
 		return nil
 	})

@@ -85,6 +85,8 @@ const (
 // TimingOf is the timing kind of a run with these settings: compressed when
 // any timer is, the scenario's timeouts when it set any client setting of
 // its own, else the client's defaults (always so for clientDefaults runs).
+// It is worked out once, when a run is saved (run.json's Timing); every
+// reader takes the kind recorded (Timing).
 func TimingOf(settings []Setting, clientDefaults bool) string {
 	if clientDefaults {
 		return TimingDefaults
@@ -99,6 +101,18 @@ func TimingOf(settings []Setting, clientDefaults bool) string {
 		}
 	}
 	return kind
+}
+
+// Timing is the timing kind a run or a record recorded: the kind stored,
+// as TimingOf worked it out when the run was saved. Only a record made
+// before the three kinds (TimingReal for the last two, or none) has its
+// kind worked out from its settings, as TimingOf would have then.
+func Timing(recorded string, settings []Setting, clientDefaults bool) string {
+	switch recorded {
+	case TimingCompressed, TimingScenarioTimeouts, TimingDefaults:
+		return recorded
+	}
+	return TimingOf(settings, clientDefaults)
 }
 
 // Kinds of a client setting in a run.
