@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/scenario"
 	"github.com/kconform/kconform/verify"
 )
@@ -60,7 +61,7 @@ func TestTransactionalGridSection(t *testing.T) {
 	if c := recs[2].Command(); !strings.Contains(c, "--scenario txn-late-abort") || !strings.Contains(c, "--transaction-version 2") {
 		t.Errorf("command: %s", c)
 	}
-	if got := RecordVariant("real-time-tv1"); got != "tv1" {
-		t.Errorf("RecordVariant(real-time-tv1) = %q", got)
+	if got := artifacts.CellVariant("real-time-tv1"); got != "tv1" {
+		t.Errorf("CellVariant(real-time-tv1) = %q", got)
 	}
 }

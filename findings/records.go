@@ -98,13 +98,7 @@ func Keeps(g verify.Grade) bool {
 }
 
 // EvidencePath is where a run's kept history lives under a results folder.
-func (r *Record) EvidencePath(run Run) string {
-	parts := []string{"evidence"}
-	for _, p := range strings.Split(r.Key(), "/") {
-		parts = append(parts, unsafeChars.ReplaceAllString(p, "_"))
-	}
-	return filepath.ToSlash(filepath.Join(append(parts, unsafeChars.ReplaceAllString(run.RunID, "_")+".jsonl.gz")...))
-}
+func (r *Record) EvidencePath(run Run) string { return r.Cell().EvidenceFile(run.RunID) }
 
 // Finding is the evidence of a run that did not pass.
 type Finding struct {
@@ -126,53 +120,20 @@ type Finding struct {
 	ClientLogAround []string `json:"client_log_around,omitempty"`
 }
 
-// Key names a record's cell: <kafka>-<mode>/<client>/<scenario>, then
-// "-real-time" for runs with the client's defaults (and a real outage) and
-// "-added-..." for settings a user added.
-func (r *Record) Key() string {
-	return KeyOf(r.Kafka, r.Mode, r.Client, r.Scenario, r.Variant, r.ClientDefaults, r.Added)
+// Cell is the record's cell (artifacts.Cell): its key, its file and its
+// evidence's files are the cell's.
+func (r *Record) Cell() artifacts.Cell {
+	return artifacts.Cell{Kafka: r.Kafka, Mode: r.Mode, Client: r.Client, Scenario: r.Scenario, Variant: r.Variant, ClientDefaults: r.ClientDefaults, Added: r.Added}
 }
 
-// RecordVariant is the part of a scenario variant that makes a cell of its
-// own: all of it but real time, which ClientDefaults keys.
-func RecordVariant(variant string) string {
-	v := strings.ReplaceAll(variant, artifacts.TimingReal, "")
-	return strings.Trim(strings.ReplaceAll(v, "--", "-"), "-")
-}
-
-// KeyOf is the key of the record that runs of scenario at these
-// coordinates go to: with the client's defaults (real time) and settings a
-// user added (key=value, in key order), each a record of its own.
-func KeyOf(kafka, mode, client, scenario, variant string, clientDefaults bool, added []string) string {
-	k := kafka + "-" + mode + "/" + client + "/" + scenario
-	if variant != "" {
-		k += "-" + variant
-	}
-	if clientDefaults {
-		k += "-real-time"
-	}
-	if len(added) > 0 {
-		k += "-added-" + strings.Join(added, ",")
-	}
-	return k
-}
-
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._,=-]+`)
+// Key names a record's cell (artifacts.Cell.Key):
+// <kafka>-<mode>/<client>/<scenario>, then its variant, "-real-time" for
+// runs with the client's defaults (and a real outage) and "-added-..." for
+// settings a user added.
+func (r *Record) Key() string { return r.Cell().Key() }
 
 // file is where the record lives under a results folder.
-func (r *Record) file(dir string) string {
-	parts := strings.Split(r.Key(), "/")
-	for i, p := range parts {
-		parts[i] = unsafeChars.ReplaceAllString(p, "_")
-	}
-	return filepath.Join(dir, "cells", filepath.Join(parts...)+".json")
-}
-
-var runSuffix = regexp.MustCompile(`(-run[0-9]+)?$`)
-
-// folderVariant is a variant a run folder's name may carry that makes a
-// cell of its own (a transactional run, a transaction.version).
-var folderVariant = regexp.MustCompile(`^(transactional|tv[0-2])(-(transactional|tv[0-2]))*$`)
+func (r *Record) file(dir string) string { return r.Cell().RecordFile(dir) }
 
 // Import reads every scenario run under root (any depth, each in a
 // <kafka>-<mode>/<client>/<folder> folder) into records, one per cell.
@@ -217,8 +178,8 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 	if err != nil || !ok {
 		return Record{}, Run{}, false, err
 	}
-	kafka, mode, _ := strings.Cut(f.KafkaMode, "-")
-	rec := Record{Kafka: kafka, Mode: mode, Client: f.Client, Scenario: runSuffix.ReplaceAllString(f.Name, "")}
+	cell := f.Cell()
+	rec := Record{Kafka: cell.Kafka, Mode: cell.Mode, Client: cell.Client, Scenario: cell.Scenario, Variant: cell.Variant, ClientDefaults: cell.ClientDefaults, Added: cell.Added}
 	run := Run{Dir: f.Rel, RunID: f.Rel, source: dir}
 	if meta := f.Run; meta != nil {
 		// kconform's own self-tests (the broken producer, the garbage
@@ -226,27 +187,14 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 		if meta.Expect == "reset" || meta.Expect == "inconclusive" {
 			return Record{}, Run{}, false, nil
 		}
-		rec.Scenario, rec.Client, rec.Kafka, rec.Mode = meta.Scenario, meta.Client, meta.Kafka, meta.Mode
-		rec.Variant, rec.Transactional = RecordVariant(meta.Variant), meta.Transactional
-		// Runs from before run.json named its variant: the folder does.
-		if v, ok := strings.CutPrefix(runSuffix.ReplaceAllString(f.Name, ""), meta.Scenario+"-"); ok && meta.Variant == "" && folderVariant.MatchString(RecordVariant(v)) {
-			rec.Variant = RecordVariant(v)
-		}
+		rec.Transactional = meta.Transactional
 		if f.Verdict != nil && f.Verdict.Stats.Transactions > 0 {
 			rec.Transactional = true
 		}
-		// A seed in real time has no compressed timer, so it ran with the
-		// client's defaults even when its run.json does not say so.
-		rec.ClientDefaults = meta.ClientDefaults || meta.Scenario == "seed" && meta.Timing == artifacts.TimingReal
 		rec.Timing = artifacts.Timing(meta.Timing, meta.Settings, rec.ClientDefaults)
 		run.RunID, run.Commit, run.settings, run.version = meta.RunID, meta.Commit, meta.Settings, meta.ClientVersion
 		if !meta.Started.IsZero() {
 			run.Date = meta.Started.UTC().Format("2006-01-02")
-		}
-		for _, s := range meta.Settings {
-			if s.Kind == artifacts.AddedSetting {
-				rec.Added = append(rec.Added, s.Key+"="+s.Value)
-			}
 		}
 	} else {
 		// A run that stopped before run.json was written is named by its

@@ -2,9 +2,15 @@ package matrix
 
 import (
 	"context"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/kconform/kconform/driver"
+	"github.com/kconform/kconform/findings"
+	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/internal/artifacts"
+	"github.com/kconform/kconform/scenario"
 	"github.com/kconform/kconform/verify"
 )
 
@@ -72,5 +78,73 @@ func TestPlanLooksEachClientUpOnce(t *testing.T) {
 			t.Errorf("%s: a driver of its own, not its plan's", j)
 		}
 		byClient[j.At.Client] = j.At.Driver
+	}
+}
+
+// TestOneCellNamesFolderRecordAndFile: a cell's names come from one place
+// (artifacts.Cell, through Scenario.Cell): the run's folder, the key of
+// the record its import goes to, the job's key, and the record's file
+// under results are one cell's, for a plain cell, real time with added
+// settings, a transaction.version and a transactional workload; a folder
+// whose run stopped before run.json gives its cell back from its path.
+func TestOneCellNamesFolderRecordAndFile(t *testing.T) {
+	cells := []struct {
+		cell Cell
+		want string
+	}{
+		{Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "librdkafka"}, "2.8.2-zk/librdkafka/seed"},
+		{Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "librdkafka", RealTime: true, Added: map[string]string{"b": "2", "a": "1"}}, "2.8.2-zk/librdkafka/seed-real-time-added-a=1,b=2"},
+		{Cell{Scenario: "txn-late-abort", Kafka: "4.4.0", Driver: "java", TransactionVersion: "1"}, "4.4.0-kraft/java-4.x/txn-late-abort-tv1"},
+		{Cell{Scenario: "freeze", Kafka: "4.4.0", Driver: "java", TransactionalID: "tx", RealTime: true}, "4.4.0-kraft/java-4.x/freeze-transactional-real-time"},
+	}
+	for _, x := range cells {
+		c, want := x.cell, x.want
+		job, err := c.Job()
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, results := t.TempDir(), t.TempDir()
+		s := job.Scenario
+		dir := s.Dir(scenario.Slot{Coordinates: job.At, Root: root, Suffix: "-run2"})
+		var settings []artifacts.Setting
+		for _, a := range s.AddedList() {
+			k, v, _ := strings.Cut(a, "=")
+			settings = append(settings, artifacts.Setting{Key: k, Value: v, Kind: artifacts.AddedSetting})
+		}
+		run := artifacts.Run{Scenario: s.Name, Client: job.At.Client, Kafka: job.At.Version, Mode: string(job.At.Mode), RunID: "r1", Variant: s.Variant,
+			ClientDefaults: s.ClientDefaults, Settings: settings, Timing: artifacts.TimingOf(settings, s.ClientDefaults)}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := artifacts.Save(dir, &history.History{RunID: "r1", Scenario: s.Name}, &verify.Verdict{Grade: verify.Pass}, run); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := findings.ImportDirs(root, []string{dir})
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("%s: %d records (%v)", want, len(recs), err)
+		}
+		if job.Key() != want || recs[0].Key() != want {
+			t.Errorf("job key %q, record key %q, want %q", job.Key(), recs[0].Key(), want)
+		}
+		if err := findings.Write(results, recs); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(s.Cell(job.At).RecordFile(results)); err != nil {
+			t.Errorf("%s: the record is not at its cell's file: %v", want, err)
+		}
+	}
+	// A run that stopped before run.json: its folder's path is its cell.
+	job, err := Cell{Scenario: "freeze", Kafka: "3.9.1", Driver: "kafkajs"}.Job()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	dir := job.Scenario.Dir(scenario.Slot{Coordinates: job.At, Root: root, Suffix: "-run3"})
+	if err := artifacts.Failed(dir, os.ErrClosed); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := findings.ImportDirs(root, []string{dir})
+	if err != nil || len(recs) != 1 || recs[0].Key() != job.Key() {
+		t.Fatalf("a run without run.json: %+v (%v), want the cell %s", recs, err, job.Key())
 	}
 }

@@ -121,10 +121,18 @@ type Slot struct {
 	Root, Suffix string
 }
 
-// Dir is the run's artifacts folder.
+// Cell is the cell runs of s at c go to (artifacts.Cell): its record's key
+// and its runs' place.
+func (s Scenario) Cell(c Coordinates) artifacts.Cell {
+	at := s.For(c)
+	return artifacts.Cell{Kafka: at.Version, Mode: string(at.Mode), Client: at.Client, Scenario: s.Name,
+		Variant: artifacts.CellVariant(s.Variant), ClientDefaults: s.ClientDefaults, Added: s.AddedList()}
+}
+
+// Dir is the run's artifacts folder: its cell's (artifacts.Cell.RunFolder),
+// named by the scenario's Folder and the slot's suffix.
 func (s Scenario) Dir(slot Slot) string {
-	at := s.For(slot.Coordinates)
-	return artifacts.Folder(slot.Root, at.Version, string(at.Mode), at.Client, s.Folder()+slot.Suffix)
+	return s.Cell(slot.Coordinates).RunFolder(slot.Root, s.Folder()+slot.Suffix)
 }
 
 // Execute is the one runner the suites and every command share: it

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -202,16 +201,6 @@ func (r Run) WriteFile(path string) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// Folder is where a scenario run's artifacts go under root:
-// <version>-<mode>/<client>/<scenario>, each part made safe for a path
-// (a user's driver command line becomes underscores and words).
-func Folder(root, version, mode, client, scenario string) string {
-	clean := func(s string) string { return unsafeChars.ReplaceAllString(s, "_") }
-	return filepath.Join(root, clean(version+"-"+mode), clean(client), clean(scenario))
 }
 
 // Clear removes a reused folder's outcome files, so an earlier run's

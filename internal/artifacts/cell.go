@@ -1,0 +1,121 @@
+package artifacts
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Cell is a cell's identity, the one place its names are made: where its
+// runs ran (the Kafka release and mode, the client), what ran (the
+// scenario and its variant) and how (the client's defaults, settings a
+// user added). Its Key names the cell's record; the record's file and its
+// kept evidence are that key as a path (RecordFile, EvidenceFile); a run's
+// artifacts folder is the key's place with the run's folder name
+// (RunFolder), and a folder read back gives its cell again
+// (RunFolder.Cell).
+type Cell struct {
+	Kafka, Mode, Client, Scenario string
+	// Variant is the scenario's variant but real time (CellVariant).
+	Variant string
+	// ClientDefaults: runs with the client's defaults (and a real outage).
+	ClientDefaults bool
+	// Added are the settings a user added, as key=value in key order.
+	Added []string
+}
+
+// CellVariant is the part of a scenario variant that makes a cell of its
+// own: all of it but real time, which Cell.ClientDefaults keys.
+func CellVariant(variant string) string {
+	v := strings.ReplaceAll(variant, TimingReal, "")
+	return strings.Trim(strings.ReplaceAll(v, "--", "-"), "-")
+}
+
+// Key names the cell: <kafka>-<mode>/<client>/<scenario>, then its
+// variant, "-real-time" for runs with the client's defaults (and a real
+// outage) and "-added-..." for settings a user added.
+func (c Cell) Key() string {
+	k := c.Kafka + "-" + c.Mode + "/" + c.Client + "/" + c.Scenario
+	if c.Variant != "" {
+		k += "-" + c.Variant
+	}
+	if c.ClientDefaults {
+		k += "-real-time"
+	}
+	if len(c.Added) > 0 {
+		k += "-added-" + strings.Join(c.Added, ",")
+	}
+	return k
+}
+
+// unsafeInRecords are the characters a key's part may not keep in a
+// results folder's paths.
+var unsafeInRecords = regexp.MustCompile(`[^A-Za-z0-9._,=-]+`)
+
+// path is the key as a path, each part made safe, with slashes.
+func (c Cell) path() string {
+	parts := strings.Split(c.Key(), "/")
+	for i, p := range parts {
+		parts[i] = unsafeInRecords.ReplaceAllString(p, "_")
+	}
+	return strings.Join(parts, "/")
+}
+
+// RecordFile is where the cell's record lives under a results folder:
+// cells/<key>.json.
+func (c Cell) RecordFile(results string) string {
+	return filepath.Join(results, "cells", filepath.FromSlash(c.path())+".json")
+}
+
+// EvidenceFile is where a run's kept history lives, relative to a results
+// folder, with slashes: evidence/<key>/<run id>.jsonl.gz.
+func (c Cell) EvidenceFile(runID string) string {
+	return "evidence/" + c.path() + "/" + unsafeInRecords.ReplaceAllString(runID, "_") + ".jsonl.gz"
+}
+
+// RunFolder is the artifacts folder of a run of the cell under root:
+// <kafka>-<mode>/<client>/<name>, name the run's folder name (the
+// scenario's, with its variant, a known-bad label or a "-runN" suffix),
+// each part made safe for a path (a user's driver command line becomes
+// underscores and words).
+func (c Cell) RunFolder(root, name string) string {
+	return filepath.Join(root, safeFolder(c.Kafka+"-"+c.Mode), safeFolder(c.Client), safeFolder(name))
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func safeFolder(s string) string { return unsafeChars.ReplaceAllString(s, "_") }
+
+// runSuffix is a repeat's suffix on a run folder's name.
+var runSuffix = regexp.MustCompile(`(-run[0-9]+)?$`)
+
+// folderVariant is a variant a run folder's name may carry that makes a
+// cell of its own (a transactional run, a transaction.version).
+var folderVariant = regexp.MustCompile(`^(transactional|tv[0-2])(-(transactional|tv[0-2]))*$`)
+
+// Cell is the cell of the run in the folder, read back from its path
+// (RunFolder's layout) for a run whose run.json does not say (one that
+// stopped before writing it): its scenario is the folder's name without
+// a repeat's suffix. With run.json, its own coordinates, the client's
+// defaults and the settings added are the cell's; the folder still gives
+// the variant of a run from before run.json named its variant.
+func (f RunFolder) Cell() Cell {
+	name := runSuffix.ReplaceAllString(f.Name, "")
+	if r := f.Run; r != nil {
+		c := Cell{Kafka: r.Kafka, Mode: r.Mode, Client: r.Client, Scenario: r.Scenario, Variant: CellVariant(r.Variant),
+			// A seed in real time has no compressed timer, so it ran with
+			// the client's defaults even when its run.json does not say so.
+			ClientDefaults: r.ClientDefaults || r.Scenario == "seed" && r.Timing == TimingReal}
+		if v, ok := strings.CutPrefix(name, r.Scenario+"-"); ok && r.Variant == "" && folderVariant.MatchString(CellVariant(v)) {
+			c.Variant = CellVariant(v)
+		}
+		for _, s := range r.Settings {
+			if s.Kind == AddedSetting {
+				c.Added = append(c.Added, s.Key+"="+s.Value)
+			}
+		}
+		return c
+	}
+	kafka, mode, _ := strings.Cut(f.KafkaMode, "-")
+	return Cell{Kafka: kafka, Mode: mode, Client: f.Client, Scenario: name}
+}
