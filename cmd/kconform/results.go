@@ -24,12 +24,12 @@ func runResults(ctx context.Context, args []string) error {
 	imports := fs.String("import", "", "artifacts folders whose scenario runs to add to the records, comma-separated")
 	fs.StringVar(&u.Readme, "readme", "", "README to write the findings summary into (between its findings markers); the whole findings page goes to <results>/FINDINGS.md")
 	fs.BoolVar(&u.UpdateExpectations, "update-expectations", false, "rewrite <results>/expectations.json from every record (each cell's grades and checks so far)")
-	if err := cli.Parse(fs, args); err != nil {
-		return err
-	}
 	retire := fs.String("retire", "", "scenarios or cell keys (2.8.2-zk/kafkajs/seed), comma-separated, whose runs made at or before --before are set aside (listed with --why in <results>/retired.json)")
 	fs.StringVar(&u.Retire.Before, "before", "", "with --retire: the last kconform commit whose runs are set aside")
 	fs.StringVar(&u.Retire.Why, "why", "", "with --retire: why those runs no longer count")
+	if err := cli.Parse(fs, args); err != nil {
+		return err
+	}
 	if u.Retire.Cells = cli.List(*retire); *imports == "" && u.Readme == "" && !u.UpdateExpectations && *retire == "" {
 		return cli.Usage("give --import, --readme, --update-expectations, --retire or several")
 	}

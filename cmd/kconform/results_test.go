@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kconform/kconform/findings"
@@ -54,5 +56,17 @@ func TestPublishedRecordsCarryTheirEvidence(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// kconform results takes --retire with its --before and --why, and
+// refuses it without them.
+func TestResultsRetireFlags(t *testing.T) {
+	dir := t.TempDir()
+	if err := runResults(context.Background(), []string{"--results", dir, "--retire", "seed"}); err == nil || !strings.Contains(err.Error(), "--before") {
+		t.Errorf("--retire without --before: %v", err)
+	}
+	if err := runResults(context.Background(), []string{"--results", dir, "--retire", "seed", "--before", "HEAD", "--why", "a test"}); err != nil {
+		t.Errorf("--retire with --before and --why on empty records: %v", err)
 	}
 }
