@@ -39,9 +39,10 @@ func (x Retirement) names(r Record) bool {
 
 // made tells whether run was made at x.Before or an ancestor of it.
 func (x Retirement) made(run Run) (bool, error) {
-	commit := strings.TrimSuffix(run.Commit, "-dirty")
+	// A run made in a work tree with changes names its commit "+dirty".
+	commit, _, _ := strings.Cut(run.Commit, "+")
 	if commit == "" {
-		commit = strings.TrimSuffix(run.RecordedIn, "-dirty")
+		commit, _, _ = strings.Cut(run.RecordedIn, "+")
 	}
 	if commit == "" {
 		return true, nil // no commit: older than any the records name

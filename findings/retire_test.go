@@ -20,7 +20,7 @@ func TestRetireSetsAsideOldRuns(t *testing.T) {
 	}
 	dir := t.TempDir()
 	old := Run{RunID: "old", Grade: verify.Failed, Check: "liveness", Date: "2026-12-01", Commit: "", Evidence: "evidence/x/old.jsonl.gz"}
-	now := Run{RunID: "new", Grade: verify.Pass, Date: "2026-12-04", Commit: strings.TrimSpace(string(head))}
+	now := Run{RunID: "new", Grade: verify.Pass, Date: "2026-12-04", Commit: strings.TrimSpace(string(head)) + "+dirty"}
 	r := Record{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "txn-coordinator-kill", RunList: []Run{old, now}}
 	r.tally()
 	other := Record{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", RunList: []Run{{RunID: "seed", Grade: verify.Pass, Date: "2026-12-01"}}}
