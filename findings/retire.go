@@ -71,8 +71,10 @@ func Retire(dir string, x Retirement) ([]Retired, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Decide every run first: a run whose commit git cannot place stops
+	// the whole retirement before anything is deleted.
 	var out []Retired
-	var kept []Record
+	var kept, changed []Record
 	for _, r := range records {
 		if !x.names(r) {
 			kept = append(kept, r)
@@ -84,28 +86,33 @@ func Retire(dir string, x Retirement) ([]Retired, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !old {
+			if old {
+				out = append(out, Retired{Key: r.Key(), Run: run, Why: x.Why})
+			} else {
 				runs = append(runs, run)
-				continue
-			}
-			out = append(out, Retired{Key: r.Key(), Run: run, Why: x.Why})
-			if run.Evidence != "" {
-				if err := os.Remove(filepath.Join(dir, run.Evidence)); err != nil && !os.IsNotExist(err) {
-					return nil, err
-				}
 			}
 		}
 		if len(runs) == len(r.RunList) {
 			kept = append(kept, r)
 			continue
 		}
-		if err := os.Remove(r.file(dir)); err != nil {
-			return nil, err
-		}
+		changed = append(changed, r)
 		if len(runs) > 0 {
 			r.RunList = runs
 			r.tally()
 			kept = append(kept, r)
+		}
+	}
+	for _, x := range out {
+		if x.Run.Evidence != "" {
+			if err := os.Remove(filepath.Join(dir, x.Run.Evidence)); err != nil && !os.IsNotExist(err) {
+				return nil, err
+			}
+		}
+	}
+	for _, r := range changed {
+		if err := os.Remove(r.file(dir)); err != nil {
+			return nil, err
 		}
 	}
 	if len(out) == 0 {

@@ -63,3 +63,33 @@ func TestRetireSetsAsideOldRuns(t *testing.T) {
 		t.Errorf("retired.json: %s (%v)", b, err)
 	}
 }
+
+// A run whose commit git cannot place stops the retirement before
+// anything is deleted.
+func TestRetireDeletesNothingOnError(t *testing.T) {
+	if err := exec.Command("git", "rev-parse", "HEAD").Run(); err != nil {
+		t.Skipf("no git history here: %v", err)
+	}
+	dir := t.TempDir()
+	old := Run{RunID: "old", Grade: verify.Failed, Date: "2026-12-01", Evidence: "evidence/x/old.jsonl.gz"}
+	odd := Run{RunID: "odd", Grade: verify.Pass, Date: "2026-12-02", Commit: "0123456789ab"}
+	r := Record{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", RunList: []Run{old, odd}}
+	r.tally()
+	if err := Write(dir, []Record{r}); err != nil {
+		t.Fatal(err)
+	}
+	ev := filepath.Join(dir, old.Evidence)
+	_ = os.MkdirAll(filepath.Dir(ev), 0o755)
+	if err := os.WriteFile(ev, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Retire(dir, Retirement{Cells: []string{"seed"}, Before: "HEAD", Why: "test"}); err == nil {
+		t.Fatal("an unknown commit did not stop the retirement")
+	}
+	if _, err := os.Stat(ev); err != nil {
+		t.Errorf("evidence deleted: %v", err)
+	}
+	if records, err := Read(dir); err != nil || len(records) != 1 || len(records[0].RunList) != 2 {
+		t.Errorf("record changed: %v %+v", err, records)
+	}
+}
