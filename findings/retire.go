@@ -47,6 +47,15 @@ func (x Retirement) made(run Run) (bool, error) {
 	if commit == "" {
 		return true, nil // no commit: older than any the records name
 	}
+	if err := exec.Command("git", "rev-parse", "--verify", "--quiet", x.Before+"^{commit}").Run(); err != nil {
+		return false, fmt.Errorf("--before %s names no commit of this repository", x.Before)
+	}
+	if err := exec.Command("git", "cat-file", "-e", commit+"^{commit}").Run(); err != nil {
+		// A commit the repository does not hold never landed: a run made
+		// at one came from work that did not reach main, which cannot be
+		// a fix landed after Before; it is set aside with the old ones.
+		return true, nil
+	}
 	err := exec.Command("git", "merge-base", "--is-ancestor", commit, x.Before).Run()
 	var exit *exec.ExitError
 	switch {

@@ -64,8 +64,8 @@ func TestRetireSetsAsideOldRuns(t *testing.T) {
 	}
 }
 
-// A run whose commit git cannot place stops the retirement before
-// anything is deleted.
+// A --before that names no commit stops the retirement before anything
+// is deleted.
 func TestRetireDeletesNothingOnError(t *testing.T) {
 	if err := exec.Command("git", "rev-parse", "HEAD").Run(); err != nil {
 		t.Skipf("no git history here: %v", err)
@@ -73,6 +73,8 @@ func TestRetireDeletesNothingOnError(t *testing.T) {
 	dir := t.TempDir()
 	old := Run{RunID: "old", Grade: verify.Failed, Date: "2026-12-01", Evidence: "evidence/x/old.jsonl.gz"}
 	odd := Run{RunID: "odd", Grade: verify.Pass, Date: "2026-12-02", Commit: "0123456789ab"}
+	// A commit the repository does not hold (work that never landed) is
+	// set aside with the old runs; a --before that names no commit fails.
 	r := Record{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", RunList: []Run{old, odd}}
 	r.tally()
 	if err := Write(dir, []Record{r}); err != nil {
@@ -83,8 +85,8 @@ func TestRetireDeletesNothingOnError(t *testing.T) {
 	if err := os.WriteFile(ev, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Retire(dir, Retirement{Cells: []string{"seed"}, Before: "HEAD", Why: "test"}); err == nil {
-		t.Fatal("an unknown commit did not stop the retirement")
+	if _, err := Retire(dir, Retirement{Cells: []string{"seed"}, Before: "0123456789ab", Why: "test"}); err == nil {
+		t.Fatal("an unknown --before did not stop the retirement")
 	}
 	if _, err := os.Stat(ev); err != nil {
 		t.Errorf("evidence deleted: %v", err)
