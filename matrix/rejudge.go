@@ -55,14 +55,11 @@ func rejudgeRun(root, dir string, strict bool) (Judged, error) {
 	if err != nil {
 		return Judged{}, err
 	}
-	s, err := scenario.ByName(run.Scenario)
+	// As the run ran: a run with the client's defaults as its real-time
+	// variant (its outage, its liveness bound).
+	s, v, err := scenario.JudgeSaved(h, run.Scenario, run.ClientDefaults)
 	if err != nil {
 		return Judged{}, fmt.Errorf("%s: %w", dir, err)
-	}
-	// A run with the client's defaults is judged as its real-time
-	// variant (its outage, its liveness bound), as it was run.
-	if run.ClientDefaults {
-		s = s.WithRealTime()
 	}
 	switch {
 	case run.Expect != "":
@@ -77,8 +74,6 @@ func rejudgeRun(root, dir string, strict bool) (Judged, error) {
 		}
 	}
 	s.Strict = strict
-	h.Scenario = s.Name
-	v := s.Judge(h)
 	s.Outcome(v, &run)
 	if err := v.WriteFile(filepath.Join(dir, artifacts.VerdictFile)); err != nil {
 		return Judged{}, err
@@ -91,18 +86,12 @@ func rejudgeRun(root, dir string, strict bool) (Judged, error) {
 }
 
 // JudgeRecord judges a kept history of a record's cell as its scenario
-// does (in real time for a cell run with the client's defaults). It is
-// the judge findings.Rejudge and findings.Issues take: findings knows no
-// scenarios.
+// does (scenario.JudgeSaved: in real time for a cell run with the
+// client's defaults). It is the judge findings.Rejudge and findings.Issues
+// take: findings knows no scenarios.
 func JudgeRecord(r findings.Record, h *history.History) (*verify.Verdict, error) {
-	s, err := scenario.ByName(r.Scenario)
-	if err != nil {
-		return nil, err
-	}
-	if r.ClientDefaults {
-		s = s.WithRealTime()
-	}
-	return s.Judge(h), nil
+	_, v, err := scenario.JudgeSaved(h, r.Scenario, r.ClientDefaults)
+	return v, err
 }
 
 // PrintJudged writes a line per run judged again ("ok" or "NOT OK", its

@@ -1,11 +1,14 @@
 package scenario
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/readback"
 	"github.com/kconform/kconform/verify"
 )
@@ -23,9 +26,29 @@ type Saved struct {
 	// SaveHistory and SaveVerdict, when set, are files to write the
 	// assembled history and the verdict to.
 	SaveHistory, SaveVerdict string
-	// Liveness bounds how soon after the last fault records must be
-	// acknowledged again.
+	// Liveness, when set, bounds how soon after the last fault records
+	// must be acknowledged again; by default a history that names a
+	// scenario has that scenario's bound (JudgeSaved), any other
+	// verify.DefaultLivenessBound.
 	Liveness time.Duration
+}
+
+// JudgeSaved is the one judge of a saved history h of a run of the
+// scenario named, as that scenario judges it (Scenario.Judge): every
+// check, its fault's effects and its own liveness bound, in real time
+// (WithRealTime: its outage, its bound) when the run used the client's
+// defaults. It returns the scenario it judged by, for the run's outcome
+// (Scenario.Outcome). kconform verify judges a history with it, and its
+// --artifacts and --results judge saved runs and kept evidence with it.
+func JudgeSaved(h *history.History, name string, clientDefaults bool) (Scenario, *verify.Verdict, error) {
+	s, err := ByName(name)
+	if err != nil {
+		return Scenario{}, nil, err
+	}
+	if clientDefaults {
+		s = s.WithRealTime()
+	}
+	return s, s.Judge(h), nil
 }
 
 // Judge assembles the history and grades it: every check, and, when the
@@ -50,15 +73,30 @@ func (s Saved) Judge(ctx context.Context) (*verify.Verdict, error) {
 			return nil, err
 		}
 	}
-	opts := verify.Options{LivenessBound: s.Liveness}
+	var v *verify.Verdict
 	if h.Scenario != "" {
-		if sc, err := ByName(h.Scenario); err == nil {
-			opts.Effects = sc.Effects
-		} else {
+		// A history in a run's folder: run.json says whether the run used
+		// the client's defaults (the scenario in real time).
+		var defaults bool
+		if s.History != "" {
+			if run, err := artifacts.ReadRun(filepath.Dir(s.History)); err == nil && run.Scenario == h.Scenario {
+				defaults = run.ClientDefaults
+			}
+		}
+		sc, judged, err := JudgeSaved(h, h.Scenario, defaults)
+		switch {
+		case err != nil:
 			warnings = append(warnings, fmt.Sprintf("the history names scenario %q, which kconform does not know: its fault's effects were not checked", h.Scenario))
+		case s.Liveness > 0 && s.Liveness != cmp.Or(sc.Liveness, verify.DefaultLivenessBound):
+			// A bound the user gave instead of the scenario's.
+			v = verify.Check(h, verify.Options{LivenessBound: s.Liveness, Effects: sc.Effects})
+		default:
+			v = judged
 		}
 	}
-	v := verify.Check(h, opts)
+	if v == nil {
+		v = verify.Check(h, verify.Options{LivenessBound: s.Liveness})
+	}
 	v.Warnings = append(warnings, v.Warnings...)
 	if s.SaveVerdict != "" {
 		if err := v.WriteFile(s.SaveVerdict); err != nil {

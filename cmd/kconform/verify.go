@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/kconform/kconform/findings"
 	"github.com/kconform/kconform/internal/artifacts"
@@ -29,7 +28,7 @@ func runVerify(ctx context.Context, args []string) error {
 	fs.StringVar(&saved.RunID, "run-id", "", "with --events: only this run's records (default: the run id in the events)")
 	fs.StringVar(&saved.SaveHistory, "save-history", "", "write the assembled history here")
 	fs.StringVar(&saved.SaveVerdict, "verdict", "", "write the verdict JSON here")
-	fs.DurationVar(&saved.Liveness, "liveness", 60*time.Second, "how soon after the last fault records must be acknowledged again")
+	fs.DurationVar(&saved.Liveness, "liveness", 0, "how soon after the last fault records must be acknowledged again (default: the bound of the scenario the history names, else 1m0s)")
 	strict := fs.Bool("strict", cli.StrictDefault(), "a NON-STRICT verdict fails too (env KCONFORM_STRICT=1)")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
