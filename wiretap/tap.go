@@ -386,7 +386,8 @@ func (t *Tap) serve(l *listener, client net.Conn) {
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 		t.debugf("wiretap: conn %d: from client: %v; closing", c.id, err)
 	}
-	if by := closer("client", err); by == "client" && c.waiting() != nil {
+	by := closer("client", err)
+	if w := c.waiting(); by == "client" && w != nil {
 		// The client closed while requests it had sent were still on
 		// their way (held, and those behind them): a network delivers a
 		// connection's bytes in order, its close last, so they go on to
@@ -394,8 +395,10 @@ func (t *Tap) serve(l *listener, client net.Conn) {
 		c.gone.Store(true)
 		c.setClosedBy("client; what it had sent reached the broker after it closed, then its close")
 		t.recordClosed(c, time.Now())
+		// w, not c.waiting() again: that is nil once the writes are done,
+		// and a receive from nil would wait for the bound.
 		select {
-		case <-c.waiting():
+		case <-w:
 		case <-time.After(EndTxnBound + MarkerSettle + time.Second):
 		}
 		if tcp, ok := c.upstream.(*net.TCPConn); ok {
