@@ -300,7 +300,7 @@ func (m *MatrixRunner) Run(ctx context.Context, release string, run int) (matrix
 		return matrix.Outcome{}, err
 	}
 	root := filepath.Join(m.Root, release, fmt.Sprintf("run%d", run))
-	progress := &prefixed{w: m.Progress, mu: &m.mu, prefix: "[" + release + "] "}
+	progress := matrix.Prefixed(m.Progress, &m.mu, "["+release+"] ")
 	outs, err := matrix.Run(ctx, []matrix.Job{job}, matrix.Options{Repeat: 1, Confirm: 1, Jobs: 1, Root: root, Progress: progress})
 	if err != nil {
 		return matrix.Outcome{}, err
@@ -317,32 +317,6 @@ func (m *MatrixRunner) Run(ctx context.Context, release string, run int) (matrix
 		}
 	}
 	return outs[0], nil
-}
-
-// prefixed writes whole lines, each with its release, so concurrent
-// probes' progress stays readable.
-type prefixed struct {
-	w      io.Writer
-	mu     *sync.Mutex
-	prefix string
-	buf    []byte
-}
-
-func (p *prefixed) Write(b []byte) (int, error) {
-	p.buf = append(p.buf, b...)
-	for {
-		i := bytes.IndexByte(p.buf, '\n')
-		if i < 0 {
-			return len(b), nil
-		}
-		p.mu.Lock()
-		_, err := io.WriteString(p.w, p.prefix+string(p.buf[:i+1]))
-		p.mu.Unlock()
-		p.buf = p.buf[i+1:]
-		if err != nil {
-			return len(b), err
-		}
-	}
 }
 
 // shellWords joins args as a shell reads them back.

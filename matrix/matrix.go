@@ -431,8 +431,14 @@ func runOnce(ctx context.Context, j Job, slot scenario.Slot, progress io.Writer)
 	return Outcome{Job: j, OK: res.OK(), Grade: res.Verdict.Grade, Check: check, Line: line, Seconds: time.Since(start).Seconds(), Dir: res.Dir}, nil
 }
 
-// prefixed writes whole lines, each with its job's prefix, so concurrent
-// jobs' progress stays readable.
+// Prefixed returns a writer that writes whole lines to w, each with
+// prefix, taking mu for each line, so that concurrent runs' progress
+// stays readable (matrix jobs, bisect's probes).
+func Prefixed(w io.Writer, mu *sync.Mutex, prefix string) io.Writer {
+	return &prefixed{w: w, mu: mu, prefix: prefix}
+}
+
+// prefixed is Prefixed's writer.
 type prefixed struct {
 	w      io.Writer
 	mu     *sync.Mutex
