@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kconform/kconform/internal/docs"
 )
 
 // Files outside driver/ that list the built-in drivers or what they need
@@ -17,28 +19,10 @@ import (
 // regenerate is the one line a stale generated file fails with.
 const regenerate = "run KCONFORM_UPDATE_DOCS=1 go test ./driver to regenerate it"
 
-// checkFile keeps the file at path equal to what want makes of its text;
-// KCONFORM_UPDATE_DOCS=1 writes that instead.
+// checkFile checks a page generated here (docs.Current).
 func checkFile(t *testing.T, path string, want func(text string) (string, error)) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := want(string(b))
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if w == string(b) {
-		return
-	}
-	if os.Getenv("KCONFORM_UPDATE_DOCS") == "1" {
-		if err := os.WriteFile(path, []byte(w), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Fatalf("%s is not current with the client registry: %s", path, regenerate)
+	docs.Current(t, path, regenerate, want)
 }
 
 // between replaces the lines between the line holding start and the line

@@ -2,36 +2,19 @@ package scenario
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/kconform/kconform/internal/docs"
 )
 
 // The pages generated from the catalogue are checked here; each fails
 // with one line saying how to regenerate it.
 
-// checkDoc keeps the file at path equal to what want makes of its text;
-// KCONFORM_UPDATE_DOCS=1 writes that instead.
+// checkDoc checks a page generated here (docs.Current).
 func checkDoc(t *testing.T, path string, want func(text string) (string, error)) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := want(string(b))
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if w == string(b) {
-		return
-	}
-	if os.Getenv("KCONFORM_UPDATE_DOCS") == "1" {
-		if err := os.WriteFile(path, []byte(w), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Fatalf("%s is not current: run KCONFORM_UPDATE_DOCS=1 go test ./scenario", strings.TrimPrefix(path, "../"))
+	docs.Current(t, path, "run KCONFORM_UPDATE_DOCS=1 go test ./scenario", want)
 }
 
 // whole makes the whole file body.
