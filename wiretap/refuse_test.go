@@ -46,6 +46,20 @@ func startFake(t *testing.T, addr string) *fakeBroker {
 	return f
 }
 
+// tapInFrontOfFake starts a fake broker and a tap in front of it, closed
+// when the test ends, and returns the broker's address.
+func tapInFrontOfFake(t *testing.T) (*fakeBroker, string, *Tap) {
+	t.Helper()
+	f := startFake(t, "127.0.0.1:0")
+	up := f.ln.Addr().String()
+	tap, err := New([]string{up}, WithLogf(t.Logf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tap.Close() })
+	return f, up, tap
+}
+
 func (f *fakeBroker) serve(c net.Conn) {
 	defer c.Close()
 	for {
@@ -99,13 +113,7 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 // accepting and closing them, and accepts again once the broker answers.
 // Both are in the history.
 func TestTapRefusesWhileTheBrokerIsDown(t *testing.T) {
-	f := startFake(t, "127.0.0.1:0")
-	up := f.ln.Addr().String()
-	tap, err := New([]string{up}, WithLogf(t.Logf))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tap.Close()
+	f, up, tap := tapInFrontOfFake(t)
 	addr := tap.AddrFor(up)
 
 	f.ln.Close()
@@ -133,13 +141,7 @@ func TestTapRefusesWhileTheBrokerIsDown(t *testing.T) {
 // tap had accepted is reset (never an orderly close), and from then on
 // the address refuses.
 func TestTapRefusesAfterARefusedDial(t *testing.T) {
-	f := startFake(t, "127.0.0.1:0")
-	up := f.ln.Addr().String()
-	tap, err := New([]string{up}, WithLogf(t.Logf))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tap.Close()
+	f, up, tap := tapInFrontOfFake(t)
 	addr := tap.AddrFor(up)
 	f.ln.Close()
 
@@ -197,13 +199,7 @@ func requestFrame(key kmsg.Key, version int16, correlation int32, req kmsg.Reque
 // connection of the tap's own. The answers the client never got are in
 // the history, as are the close and who closed.
 func TestTapHeldRequestIsADelayedStream(t *testing.T) {
-	f := startFake(t, "127.0.0.1:0")
-	up := f.ln.Addr().String()
-	tap, err := New([]string{up}, WithLogf(t.Logf))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tap.Close()
+	f, up, tap := tapInFrontOfFake(t)
 	tap.HoldAllPastEndTxn("t", 0, 500*time.Millisecond)
 
 	c, err := net.DialTimeout("tcp", tap.AddrFor(up), time.Second)
