@@ -269,7 +269,7 @@ func Print(out, errw io.Writer, outcomes []Outcome, ex []findings.Expectation) (
 		status, why := "ok", ""
 		if !o.OK {
 			failed = true
-			if w, ok := findings.AsExpected(ex, o.Job.Key(), o.Grade, o.Check); ok && !o.Job.Scenario.Producer.BrokenSequences {
+			if w, ok := findings.AsExpected(ex, o.Job.Key(), o.Grade, o.Check); ok && o.Job.Scenario.Expect == nil {
 				status, why = "as expected", " ("+w+")"
 			} else {
 				status, unexpected = "NOT OK", unexpected+1
