@@ -10,6 +10,7 @@ import (
 
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/producer"
 	"github.com/kconform/kconform/wiretap"
 )
 
@@ -25,6 +26,10 @@ type Env struct {
 	TransactionalID string
 	// Progress receives a line per step and progress while waiting.
 	Progress io.Writer
+	// Idle is the application's switch between sending and idling (Idle
+	// and Resume steps flip it); nil for a run whose application sends
+	// throughout.
+	Idle *producer.Idle
 
 	mu     sync.Mutex
 	faults []history.Fault

@@ -64,6 +64,8 @@ const (
 	OnTransactionalID TargetKind = "the run's transactional id"
 	// OnEndTxn: the EndTxn requests that commit, at the tap.
 	OnEndTxn TargetKind = "commits (EndTxn), at the tap"
+	// OnApplication: the application's traffic, the producer left open.
+	OnApplication TargetKind = "the application's traffic"
 )
 
 // FaultTypes lists every fault step. Adding a fault is its step
@@ -212,6 +214,14 @@ var FaultTypes = []FaultType{
 		Stands: "the network path restored: what it held is delivered, in order",
 		Limits: "held requests are delivered at once, not paced as TCP's retransmissions would",
 		parse:  func([]string) (Step, error) { return Heal(), nil }},
+	{New: Idle, Records: actions(history.ActionIdle), On: OnApplication,
+		Doc:    "the application stops sending records and keeps its producer open",
+		Stands: "an application with nothing to send for a while (between bursts of traffic, overnight), its producer left open: librdkafka #3584's reporter sent nothing through the outage",
+		Limits: "the application's sends stop at once; records already handed to the client go on"},
+	{New: Resume, Records: actions(history.ActionResume), On: OnApplication,
+		Doc:    "the application sends records again, at the workload's rate",
+		Stands: "an application's traffic coming back after a quiet time",
+		Limits: "the sends resume at once at the full rate"},
 }
 
 // parseFail reads TOPIC PARTITION ERROR [N] for a step that fails produce

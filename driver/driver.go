@@ -157,6 +157,11 @@ func (d *Driver) NoTransactions() string {
 	return d.client.NoTransactions
 }
 
+// Idles tells whether the driver takes the idle and resume commands a
+// schedule's idle and resume steps send (Client.Idles); the bundled
+// producer does.
+func (d *Driver) Idles() bool { return d.InProcess() || d.client != nil && d.client.Idles }
+
 // InProcess tells whether the driver is the bundled producer.
 func (d *Driver) InProcess() bool {
 	return d.command == nil && (d.client == nil || d.client.Prepare == nil)
@@ -290,6 +295,18 @@ func (d *Driver) Run(ctx context.Context, cfg producer.Config, settings map[stri
 		"KCONFORM_BROKERS="+strings.Join(cfg.Brokers, ","), "KCONFORM_TOPIC="+cfg.Topic,
 		"KCONFORM_PARTITIONS="+strconv.Itoa(max(cfg.Partitions, 1)), "KCONFORM_RUN_ID="+cfg.RunID)
 	cmd.Stdout = out
+	if cfg.Idle != nil {
+		// The contract's idle and resume commands, a line each; a
+		// driver that has exited no longer reads them.
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			return fmt.Errorf("driver %s: stdin: %w", d.Name, err)
+		}
+		defer stdin.Close()
+		cfg.Idle.Watch(func(idle bool) {
+			_, _ = io.WriteString(stdin, map[bool]string{true: "idle\n", false: "resume\n"}[idle])
+		})
+	}
 	tail := &tailWriter{w: logs}
 	cmd.Stderr = tail
 	// Its own process group, so a wrapper script's children stop with it.

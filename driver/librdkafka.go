@@ -67,7 +67,7 @@ var librdkafkaReleases = &Releases{
 	At: func(v string) Client {
 		return Client{Family: librdkafkaFamily, Version: "librdkafka " + v,
 			About:         "confluent-kafka-go v" + v + " with its bundled librdkafka, from the Go module proxy, run by the librdkafka driver (producer/rdkafka)",
-			InstalledFrom: "the Go module proxy", Prepare: goRelease(v)}
+			InstalledFrom: "the Go module proxy", Prepare: goRelease(v), Idles: true}
 	},
 }
 
@@ -80,6 +80,7 @@ var librdkafkaClients = []Client{
 		Releases: librdkafkaReleases,
 		About:    "confluent-kafka-go v1.8.2 with its bundled librdkafka 1.8.2 (producer/rdkafka-1.8.2): the founding bug",
 		Prepare:  goBuild("producer/rdkafka-1.8.2", "kconform-rdkafka-1.8.2"),
+		Idles:    true,
 	},
 	{
 		Name:     Librdkafka,
@@ -89,6 +90,7 @@ var librdkafkaClients = []Client{
 		Releases: librdkafkaReleases,
 		About:    "confluent-kafka-go v" + LibrdkafkaVersion + " with its bundled librdkafka (producer/rdkafka)",
 		Prepare:  goBuild("producer/rdkafka", "kconform-rdkafka"),
+		Idles:    true,
 	},
 	{
 		Name:    RustRdkafka,

@@ -59,6 +59,11 @@ type Client struct {
 	// drive it yet); "" when it takes the contract's transactional flags.
 	// A transactional scenario is NOT-APPLICABLE to it, with this reason.
 	NoTransactions string
+	// Idles tells whether its driver takes the contract's idle and resume
+	// commands on its standard input (docs/clients.md): a scenario whose
+	// application goes idle (producer.Config.Idle) is NOT-APPLICABLE to
+	// a driver without them. The bundled producer always takes them.
+	Idles bool
 }
 
 // Prepared is what preparing a driver gives.

@@ -92,6 +92,15 @@ const (
 	// the network, in that order): the client never got the answer, which
 	// only this record shows.
 	ActionAnswerLost Action = "answer-lost"
+
+	// Recorded by chaos, of the application rather than the cluster: the
+	// traffic it sends. Neither starts nor ends a fault.
+
+	// ActionIdle: the application stopped sending records, its producer
+	// left open (an application between bursts of traffic).
+	ActionIdle Action = "idle"
+	// ActionResume: the application sends records again.
+	ActionResume Action = "resume"
 )
 
 // Repair tells whether a step of the action ends a fault rather than

@@ -73,6 +73,10 @@ type Config struct {
 	TransactionalID string
 	TransactionSize int
 	AbortEvery      int
+	// Idle, when set, is the application's switch between sending and
+	// idling with its producer open (a schedule's idle and resume steps);
+	// nil sends the workload throughout.
+	Idle *Idle
 	// BrokenTransactions swaps in a deliberately broken transactional
 	// producer (see TxnBreak); "" is the faithful one. It exists only to
 	// prove that the transaction checks can fail.

@@ -240,9 +240,15 @@ func afterGrace(ctx context.Context, grace time.Duration) (context.Context, cont
 	return graceCtx, cancel
 }
 
-// dueAt waits until record i of the workload falls due at cfg.Rate; false
-// when ctx ended first.
-func dueAt(ctx context.Context, cfg Config, start time.Time, i int64) bool {
+// dueAt waits until record i of the workload falls due at cfg.Rate, and
+// while the application is idle (cfg.Idle), moving start on by the idle
+// time; false when ctx ended first.
+func dueAt(ctx context.Context, cfg Config, start *time.Time, i int64) bool {
+	idled, ok := cfg.Idle.wait(ctx)
+	if !ok {
+		return false
+	}
+	*start = start.Add(idled)
 	if cfg.Rate > 0 {
 		due := start.Add(time.Duration(float64(i) / cfg.Rate * float64(time.Second)))
 		if wait := time.Until(due); wait > 0 {
@@ -260,7 +266,7 @@ func dueAt(ctx context.Context, cfg Config, start time.Time, i int64) bool {
 func runPipelined(ctx context.Context, cfg Config, produce func(p int32, counter int64, done func())) {
 	counters := make([]int64, cfg.Partitions)
 	start := time.Now()
-	for i := int64(0); (cfg.Count == 0 || i < cfg.Count) && dueAt(ctx, cfg, start, i); i++ {
+	for i := int64(0); (cfg.Count == 0 || i < cfg.Count) && dueAt(ctx, cfg, &start, i); i++ {
 		p := int32(i % int64(cfg.Partitions))
 		produce(p, counters[p], nil)
 		counters[p]++
@@ -312,7 +318,7 @@ func runOnePerPartition(ctx context.Context, cfg Config, produce func(p int32, c
 		}()
 	}
 	start := time.Now()
-	for i := int64(0); (cfg.Count == 0 || i < cfg.Count) && dueAt(ctx, cfg, start, i); i++ {
+	for i := int64(0); (cfg.Count == 0 || i < cfg.Count) && dueAt(ctx, cfg, &start, i); i++ {
 		pt := parts[i%int64(cfg.Partitions)]
 		pt.due.Add(1)
 		select {

@@ -237,3 +237,50 @@ func TestEventsEndWithWholeLines(t *testing.T) {
 		t.Fatalf("output after close: %d lines, last %q", len(lines), lines[len(lines)-1])
 	}
 }
+
+// An idle application sends nothing until it resumes, keeps its producer
+// (one producer id throughout), and does not send the idle time's records
+// in a burst: the rate's schedule moves on by the idle time.
+func TestIdleApplicationSendsNothingUntilResumed(t *testing.T) {
+	c := newFake(t, 3)
+	idle := &Idle{}
+	cfg := Config{Partitions: 3, Rate: 100, Idle: idle, OnePerPartition: true,
+		Brokers: c.ListenAddrs(), Topic: kfaketest.Topic, RunID: "idle"}
+	var out lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := Run(ctx, cfg, &out); done <- err }()
+	lines := func() int { return bytes.Count(out.Bytes(), []byte(`"producer_send_success"`)) }
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	waitFor("first acknowledgements", func() bool { return lines() >= 20 })
+	idle.Set(true)
+	time.Sleep(300 * time.Millisecond) // records under way settle
+	settled := lines()
+	time.Sleep(time.Second)
+	if n := lines(); n != settled {
+		t.Fatalf("idle application: %d records acknowledged while idle", n-settled)
+	}
+	idle.Set(false)
+	waitFor("acknowledgements after resume", func() bool { return lines() > settled })
+	time.Sleep(200 * time.Millisecond)
+	// 1 s idle at 100 records/s would be 100 records at once; the rate
+	// allows about 20 in 200 ms.
+	if burst := lines() - settled; burst > 60 {
+		t.Fatalf("resumed with a burst of %d records: the idle time's records were sent at once", burst)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("produce: %v", err)
+	}
+	_, v := kfaketest.Judge(t, c, cfg.RunID, out.Bytes(), nil, nil)
+	if !v.OK(true) {
+		t.Fatalf("idle run: %s", v.Paragraph)
+	}
+}

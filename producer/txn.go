@@ -74,7 +74,7 @@ func runTransactions(ctx context.Context, cfg Config, cl *kgo.Client, ev *events
 		var failed atomic.Int64
 		var pending sync.WaitGroup
 	records:
-		for k := 0; k < cfg.TransactionSize && (cfg.Count == 0 || i < cfg.Count) && dueAt(ctx, cfg, start, i); k++ {
+		for k := 0; k < cfg.TransactionSize && (cfg.Count == 0 || i < cfg.Count) && dueAt(ctx, cfg, &start, i); k++ {
 			p := int32(i % int64(cfg.Partitions))
 			if cfg.OnePerPartition {
 				select {

@@ -16,6 +16,7 @@ import (
 // change (its maps and slices included).
 var catalogue = []func() Scenario{
 	func() Scenario { return Seed(SeedDown) },
+	func() Scenario { return SeedIdle(SeedDown) },
 	brokerRestart,
 	freeze,
 	startupRace,

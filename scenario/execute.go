@@ -198,6 +198,9 @@ func (s Scenario) notApplicable(at Coordinates, drv *driver.Driver) string {
 	if s.Producer.Transactional() && drv.NoTransactions() != "" {
 		return at.Client + ": " + drv.NoTransactions()
 	}
+	if s.Idles && !drv.Idles() {
+		return at.Client + ": its driver does not take the idle and resume commands the scenario's application needs (docs/clients.md)"
+	}
 	return ""
 }
 

@@ -79,6 +79,10 @@ type Scenario struct {
 	// Client, when set, is the driver this scenario always runs (a
 	// known-bad client's spec); otherwise KCONFORM_CLIENT picks it.
 	Client string
+	// Idles makes the application able to go idle with its producer open
+	// (the schedule's chaos.Idle and chaos.Resume steps): a driver that
+	// cannot (driver.Client.Idles) finds the scenario NOT-APPLICABLE.
+	Idles bool
 	// Warmup is how long the producer runs before the first fault
 	// (default 5 s); Cooldown how long it runs after the last (default 15 s).
 	Warmup, Cooldown time.Duration
@@ -228,8 +232,11 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, drv *driver.
 	// finding's moment can be found whatever its log format.
 	logs := artifacts.NewStampedLog(logFile)
 	defer logs.Flush()
+	if s.Idles {
+		cfg.Idle = &producer.Idle{}
+	}
 	settings, used := s.Settings(drv, cfg)
-	env := &chaos.Env{Cluster: c, Tap: tap, Topic: Topic, TransactionalID: cfg.TransactionalID, Progress: progress}
+	env := &chaos.Env{Cluster: c, Tap: tap, Topic: Topic, TransactionalID: cfg.TransactionalID, Progress: progress, Idle: cfg.Idle}
 	// Faults that must meet the client's first requests are in place
 	// before it starts.
 	if len(s.AtStart) > 0 {

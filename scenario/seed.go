@@ -60,3 +60,34 @@ func Seed(down time.Duration) Scenario {
 	}
 	return s
 }
+
+// SeedIdle is the founding case with the reporter's traffic: the
+// application produces, goes idle with its producer open, the whole
+// cluster is SIGKILLed and down for down, restarted, and only once it
+// serves again does the application send its next records. In librdkafka
+// #3584 the failing request carries "base msgid 1" 23 minutes after the
+// producer id was acquired: nothing was sent through the outage, so no
+// queued record timed out and bumped the epoch, as they do for a
+// producer that keeps sending.
+func SeedIdle(down time.Duration) Scenario {
+	s := Seed(down)
+	s.Name = "seed-idle"
+	s.Fault = "the application produces, then goes idle with its producer open; the whole cluster (ZooKeeper or the controllers included) SIGKILLed, down for the outage (20 s standing for the report's 20 minutes), restarted one node at a time; once every partition is in sync again the application sends its next records (librdkafka #3584's traffic)"
+	s.MustShow = "the client produced before the application went idle, nothing was sent while the cluster was down, and it produced again after the application resumed"
+	s.Idles = true
+	s.Effects = []verify.Effect{verify.IdleAcross(history.ActionKill)}
+	s.Schedule = append([]chaos.Step{
+		chaos.Idle(),
+		// What the client holds is settled before the kill: the
+		// application is idle, not its producer mid-request.
+		chaos.Wait(3*time.Second, "records under way settle"),
+	}, append(s.Schedule, chaos.Resume())...)
+	if s.RealTime != nil {
+		s.RealTime = func() Scenario {
+			r := SeedIdle(RealSeedDown)
+			r.Liveness = 2 * time.Minute
+			return r
+		}
+	}
+	return s
+}

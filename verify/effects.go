@@ -3,6 +3,7 @@ package verify
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -124,6 +125,53 @@ func ProducingAcross(action history.Action) Effect {
 				}
 			}
 			return fmt.Sprintf("no %q met a producer that was sending in the 2 s before it and sent again after the repair", action), false
+		},
+	}
+}
+
+// IdleAcross: the application had produced before it went idle (an
+// "idle" step), an action hit while it was idle, and it produced again
+// after it resumed: the outage met a producer with nothing to send, as
+// librdkafka #3584's did, not one that kept sending through it.
+func IdleAcross(action history.Action) Effect {
+	return Effect{
+		Requirement: fmt.Sprintf("the client produced before the application went idle, %q hit while it was idle, and the client produced again after it resumed", action),
+		prove: func(h *history.History) (string, bool) {
+			var idle, resume *history.Fault
+			for i, f := range h.Faults {
+				switch {
+				case f.Action == history.ActionIdle && idle == nil:
+					idle = &h.Faults[i]
+				case f.Action == history.ActionResume && idle != nil && resume == nil:
+					resume = &h.Faults[i]
+				}
+			}
+			if idle == nil || resume == nil {
+				return "the application never went idle and resumed", false
+			}
+			hit := slices.ContainsFunc(hits(h, action), func(x hit) bool {
+				return x.fault.Time.After(idle.Time) && x.fault.Time.Before(resume.Time)
+			})
+			if !hit {
+				return fmt.Sprintf("no %q while the application was idle", action), false
+			}
+			xs := h.Exchanges()
+			var before *history.WireEvent
+			for _, y := range xs {
+				if q := y.Request; hasTopic(q, h.Topic) && q.Time.Before(idle.Time) {
+					before = q
+				}
+			}
+			if before == nil {
+				return "the client sent no produce request before the application went idle", false
+			}
+			for _, y := range xs {
+				if q := y.Request; hasTopic(q, h.Topic) && q.Time.After(resume.Time) {
+					return fmt.Sprintf("a produce request went out %.1f s before the application went idle, %q hit while it was idle for %.0f s, and the next produce request went out %.1f s after it resumed",
+						idle.Time.Sub(before.Time).Seconds(), action, resume.Time.Sub(idle.Time).Seconds(), q.Time.Sub(resume.Time).Seconds()), true
+				}
+			}
+			return "the client sent no produce request after the application resumed", false
 		},
 	}
 }

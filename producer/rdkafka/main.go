@@ -14,6 +14,7 @@ package main
 //go:generate sh copy-1.8.2.sh
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -148,6 +149,7 @@ func run() error {
 		t.run(ctx)
 		return t.close(done, &acked)
 	}
+	idle := watchIdle()
 	counters := make([]int64, *partitions)
 produce:
 	for i := 0; *count == 0 || int64(i) < *count; i++ {
@@ -159,6 +161,9 @@ produce:
 			}
 		} else if ctx.Err() != nil {
 			break
+		}
+		for idle.Load() && ctx.Err() == nil {
+			time.Sleep(50 * time.Millisecond)
 		}
 		part := int32(i % *partitions)
 		c := counters[part]
@@ -587,4 +592,23 @@ func requiresAbort(err error) bool {
 func isFatal(err error) bool {
 	var ke kafka.Error
 	return errors.As(err, &ke) && ke.IsFatal()
+}
+
+// watchIdle reads the contract's idle and resume commands from standard
+// input (docs/clients.md): while idle the application sends nothing and
+// keeps its producer open, as one between bursts of traffic does. A run
+// without them gives an empty input.
+func watchIdle() *atomic.Bool {
+	var idle atomic.Bool
+	go func() {
+		in := bufio.NewScanner(os.Stdin)
+		for in.Scan() {
+			switch cmd := strings.TrimSpace(in.Text()); cmd {
+			case "idle", "resume":
+				idle.Store(cmd == "idle")
+				fmt.Fprintf(os.Stderr, "rdkafka driver: %s\n", cmd)
+			}
+		}
+	}()
+	return &idle
 }
