@@ -131,7 +131,17 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, h *history.H
 
 	b.WriteString("## How often\n\n")
 	fmt.Fprintf(&b, "- %s.\n", r.RateText(cat))
+	if _, ok := DefaultsRecord(r, records); !ok {
+		b.WriteString("- Not yet run with the client's defaults.\n")
+	}
 	fmt.Fprintf(&b, "- Other runs of the scenario: %s.\n", siblingsText(r, records, cat))
+	if n, ok := Ownership(r, notes); ok {
+		b.WriteString("\n## Whose code, and the known issue\n\n")
+		if n.Title != "" {
+			fmt.Fprintf(&b, "%s.\n\n", strings.TrimSuffix(n.Title, "."))
+		}
+		b.WriteString(wrap(n.OwnerText(), "") + "\n")
+	}
 
 	b.WriteString("\n## Environment\n\n")
 	fmt.Fprintf(&b, "| | |\n|---|---|\n| client | %s |\n| Kafka | %s, %s mode, 3 brokers, replication factor 3, min.insync.replicas 2 |\n| scenario | %s |\n| timing | %s |\n| kconform commit | %s |\n| run | %s (%s) |\n",
@@ -205,7 +215,7 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, h *history.H
 
 	var paths []string
 	for _, n := range notes {
-		if n.about(r) {
+		if n.about(r) && n.Text != "" {
 			paths = append(paths, n.Text+issueLink(n.Issue))
 		}
 	}

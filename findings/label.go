@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -79,7 +80,41 @@ func (r Record) RateText(cat Catalogue) string {
 	return r.rateOf(r.Grade, cat)
 }
 
-// rateOf is the cell's rate of grade g and its label.
+// rateOf is the cell's rate of grade g and its label, saying how many
+// of the runs of that grade kept no history: their grade cannot be
+// judged again.
 func (r Record) rateOf(g verify.Grade, cat Catalogue) string {
-	return verify.Rate(g, r.Grades) + " with " + r.Label(cat)
+	return verify.Rate(g, r.Grades) + r.unkept(g) + " with " + r.Label(cat)
+}
+
+// unkept says how many runs of grade g kept no history, "" when every one
+// did (or g passes).
+func (r Record) unkept(g verify.Grade) string {
+	if g == verify.Pass {
+		return ""
+	}
+	n := 0
+	for _, run := range r.RunList {
+		if run.Grade == g && run.Evidence == "" {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d of them without a kept history)", n)
+}
+
+// DefaultsRecord is the cell of r's client, scenario and broker run with
+// the client's defaults and nothing added: r itself when it is one.
+func DefaultsRecord(r Record, records []Record) (Record, bool) {
+	if r.Defaults() {
+		return r, true
+	}
+	for _, x := range records {
+		if x.Defaults() && x.Client == r.Client && x.Scenario == r.Scenario && x.Kafka == r.Kafka && x.Mode == r.Mode && x.Variant == r.Variant {
+			return x, true
+		}
+	}
+	return Record{}, false
 }

@@ -20,8 +20,55 @@ type Note struct {
 	// Kafka and Mode, when set, narrow the note to one broker.
 	Kafka string `json:"kafka,omitempty"`
 	Mode  string `json:"mode,omitempty"`
-	Text  string `json:"text"`
+	Text  string `json:"text,omitempty"`
 	Issue string `json:"issue,omitempty"`
+	// Owner says whose code breaks the promise, as runs show: "client",
+	// "broker" or "both". Library names that code as its maintainers
+	// would ("librdkafka" for every binding of it, "Apache Kafka"), Title
+	// the finding as they would file it, Shown the runs that show whose
+	// it is (the same scenario on a broker with the fix, a second client
+	// failing alike, the same client on another broker).
+	Owner   string `json:"owner,omitempty"`
+	Library string `json:"library,omitempty"`
+	Title   string `json:"title,omitempty"`
+	Shown   string `json:"shown,omitempty"`
+	// Known names the public issues the finding matches, or says that
+	// none was found and what was searched.
+	Known string `json:"known,omitempty"`
+}
+
+// Ownership is the note that says whose finding r is, the one narrowed
+// most closely to r's broker when several do; false when none does.
+func Ownership(r Record, notes []Note) (Note, bool) {
+	var best Note
+	found, rank := false, -1
+	for _, n := range notes {
+		if n.Owner == "" || !n.about(r) {
+			continue
+		}
+		k := 0
+		if n.Kafka != "" {
+			k += 2
+		}
+		if n.Mode != "" {
+			k++
+		}
+		if k > rank {
+			best, found, rank = n, true, k
+		}
+	}
+	return best, found
+}
+
+// OwnerText is the owner and the known issue in a sentence each, as the
+// pages print them after a finding.
+func (n Note) OwnerText() string {
+	whose := map[string]string{"client": "the client's code", "broker": "the broker's code", "both": "the client's and the broker's code"}[n.Owner]
+	s := fmt.Sprintf("Whose code: %s (%s)", n.Library, valueOr(whose, n.Owner))
+	if n.Shown != "" {
+		s += ", shown by " + strings.TrimSuffix(n.Shown, ".")
+	}
+	return s + ". Known issue: " + strings.TrimSuffix(n.Known, ".") + "."
 }
 
 func (n Note) about(r Record) bool {
@@ -186,8 +233,16 @@ func evidenceMarkdown(b *strings.Builder, records []Record, notes []Note, cat Ca
 		if c := settingsText(r); c != "" {
 			fmt.Fprintf(&p, " Settings: %s.", c)
 		}
+		if r.Grade == verify.Failed {
+			if n, ok := Ownership(r, notes); ok {
+				fmt.Fprintf(&p, " %s", n.OwnerText())
+			}
+			if _, ok := DefaultsRecord(r, records); !ok {
+				p.WriteString(" Not yet run with the client's defaults.")
+			}
+		}
 		for _, n := range notes {
-			if n.about(r) && !r.variant() {
+			if n.about(r) && !r.variant() && n.Text != "" {
 				fmt.Fprintf(&p, " %s", n.Text)
 				if n.Issue != "" {
 					fmt.Fprintf(&p, " (%s)", n.Issue)
@@ -336,10 +391,11 @@ func ReplaceSection(readme, text string) (string, error) {
 // client (a row per client, a column per property of the promise), then
 // the founding bug's rates, how many cells came out how, and where every
 // finding and bug report is.
-func Summary(records []Record, cat Catalogue) string {
+func Summary(records []Record, notes []Note, cat Catalogue) string {
 	var b strings.Builder
-	b.WriteString(clientTable(records, cat))
-	b.WriteString("\n" + foundingRate(records, cat))
+	b.WriteString(clientTable(records, notes, cat))
+	b.WriteString("\n" + brokerFindings(records, notes))
+	b.WriteString(foundingRate(records, cat))
 	grades := map[verify.Grade]int{}
 	var blocks []string
 	cells := 0
@@ -373,7 +429,7 @@ func Texts(dir string, records []Record, cat Catalogue) (summary, page string, e
 	if err != nil {
 		return "", "", err
 	}
-	return Summary(records, cat), FindingsPage(records, notes, cat), nil
+	return Summary(records, notes, cat), FindingsPage(records, notes, cat), nil
 }
 
 // WriteFindings writes README's findings summary into the file readme,
@@ -432,10 +488,14 @@ var legend = []string{
 func foundingRate(records []Record, cat Catalogue) string {
 	var rates []string
 	for _, r := range records {
-		if r.Client != "librdkafka-1.8.2" || r.Scenario != "seed" || r.Kafka != "2.8.2" || r.Mode != "zk" {
+		if r.Client != "librdkafka-1.8.2" || r.Scenario != "seed" && r.Scenario != "seed-idle" || r.Kafka != "2.8.2" || r.Mode != "zk" {
 			continue
 		}
-		rates = append(rates, r.rateOf(verify.Failed, cat))
+		rate := r.rateOf(verify.Failed, cat)
+		if r.Scenario == "seed-idle" {
+			rate += ", the application idle through the outage as the reporter's was (seed-idle)"
+		}
+		rates = append(rates, rate)
 	}
 	if len(rates) == 0 {
 		return ""

@@ -84,7 +84,7 @@ func ReportFile(r Record) string {
 // per property, each cell the worst result over the records with its
 // rate, where it showed and a link to the finding, or how many runs it
 // held in.
-func clientTable(records []Record, cat Catalogue) string {
+func clientTable(records []Record, notes []Note, cat Catalogue) string {
 	var clients []string
 	version := map[string]string{}
 	for _, r := range records {
@@ -112,7 +112,7 @@ func clientTable(records []Record, cat Catalogue) string {
 		}
 		fmt.Fprintf(&b, "| %s |", name)
 		for _, p := range verify.Properties {
-			fmt.Fprintf(&b, " %s |", propertyCell(c, p, records, cat))
+			fmt.Fprintf(&b, " %s |", propertyCell(c, p, records, notes, cat))
 		}
 		b.WriteString("\n")
 	}
@@ -120,7 +120,7 @@ func clientTable(records []Record, cat Catalogue) string {
 }
 
 // propertyCell is one cell of the client table.
-func propertyCell(client string, p verify.Property, records []Record, cat Catalogue) string {
+func propertyCell(client string, p verify.Property, records []Record, notes []Note, cat Catalogue) string {
 	var worst *Record
 	var worstResult PropertyResult
 	broken, held, runs := 0, 0, 0
@@ -146,14 +146,96 @@ func propertyCell(client string, p verify.Property, records []Record, cat Catalo
 			link = "results/reports/" + ReportFile(*worst)
 		}
 		s := fmt.Sprintf("[%s](%s): %s, %s %s, %s", worstResult.Rate(), link, worst.Row(), worst.Kafka, worst.Mode, worst.Label(cat))
+		if n, ok := Ownership(*worst, notes); ok && worstResult.Grade == verify.Failed {
+			s += "; " + n.whose(client)
+		}
 		if broken > 1 {
 			s += fmt.Sprintf("; %d cells in all", broken)
 		}
 		return s
 	case held > 0:
-		return fmt.Sprintf("held (%d runs passed)", held)
+		return fmt.Sprintf("held (%s passed)", plural(held, "run"))
 	case runs > 0:
 		return "cannot be judged"
 	}
 	return "not run"
+}
+
+// whose says in a few words whose code the finding is, for a client's
+// row: nothing but "the client's" when it is the client's own library.
+func (n Note) whose(client string) string {
+	lib := n.Library
+	switch n.Owner {
+	case "broker":
+		return "the broker's code (" + lib + ")"
+	case "both":
+		return "the broker's and the client's code (" + lib + ")"
+	}
+	if strings.HasPrefix(client, lib) || strings.HasPrefix(lib, client) {
+		return "the client's code"
+	}
+	return lib + "'s code"
+}
+
+// plural is n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// brokerFindings lists the FAILED findings whose code is the broker's (in
+// whole or in part), each once with its title, its known issue and the
+// clients and brokers it showed with: a broker finding is published as
+// the broker's, not charged to the clients that met it.
+func brokerFindings(records []Record, notes []Note) string {
+	type finding struct {
+		note             Note
+		clients, brokers []string
+	}
+	var order []string
+	found := map[string]*finding{}
+	for _, r := range records {
+		if r.Grade != verify.Failed {
+			continue
+		}
+		n, ok := Ownership(r, notes)
+		if !ok || n.Owner == "client" {
+			continue
+		}
+		key := n.Title
+		if found[key] == nil {
+			found[key] = &finding{note: n}
+			order = append(order, key)
+		}
+		add(&found[key].clients, r.Client)
+		add(&found[key].brokers, r.Kafka+" "+r.Mode)
+	}
+	if len(order) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("**Findings in the broker's code** (shown by runs; the clients above met them):\n\n")
+	for _, k := range order {
+		f := found[k]
+		slices.Sort(f.brokers)
+		whose := "the broker's"
+		if f.note.Owner == "both" {
+			whose = "the broker's and the client's"
+		}
+		fmt.Fprintf(&b, "- %s (%s code: %s; known issue: %s). FAILED with %s on Kafka %s.\n", strings.TrimSuffix(f.note.Title, "."), whose, f.note.Library,
+			f.note.ref(), strings.Join(f.clients, ", "), strings.Join(f.brokers, ", "))
+	}
+	return b.String() + "\n"
+}
+
+// ref is the first public issue Known names, or "none found".
+func (n Note) ref() string {
+	first, _, _ := strings.Cut(n.Known, " ")
+	first = strings.TrimRight(first, ",;:")
+	if strings.ContainsAny(first, "-#") && strings.ContainsAny(first, "0123456789") {
+		return first
+	}
+	return "none found"
 }
