@@ -17,7 +17,7 @@ import (
 )
 
 // The node faults: steps on the cluster's nodes (fixtures), recorded by
-// chaos as each node is hit.
+// chaos as each node is hit, each with its FaultType above it.
 
 // nodeStep applies op to every node of target; gap spaces them out, and
 // each is recorded with detail. A step that is not a repair leaves its
