@@ -3,13 +3,19 @@ package chaos
 import (
 	"cmp"
 	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/verify"
 	"github.com/kconform/kconform/wiretap"
 )
 
@@ -40,7 +46,7 @@ func TestFaultsTable(t *testing.T) {
 			t.Errorf("%v: New must be a step constructor", f.New)
 			continue
 		}
-		if len(f.Records) == 0 || f.On == "" || f.Doc == "" || strings.Contains(f.Doc, "\n") {
+		if len(f.Records()) == 0 || f.On == "" || f.Doc == "" || strings.Contains(f.Doc, "\n") {
 			t.Errorf("%s: want Records, On and a one-line Doc", f.Name())
 		}
 		if (f.Command == "") != (f.parse == nil) || (f.Command == "" && f.Args != "") {
@@ -81,8 +87,8 @@ func TestTapFaultsRecordTheirActions(t *testing.T) {
 			t.Errorf("%s: %v", example(f), err)
 		}
 		for _, got := range tap.Faults() {
-			if !slices.Contains(f.Records, got.Action) || got.Repair != got.Action.Repair() {
-				t.Errorf("%s recorded %s (repair %v); its row says %v", example(f), got, got.Repair, f.Records)
+			if !slices.Contains(f.Records(), got.Action) || got.Repair != got.Action.Repair() {
+				t.Errorf("%s recorded %s (repair %v); its row says %v", example(f), got, got.Repair, f.Records())
 			}
 		}
 		tap.Close()
@@ -123,5 +129,126 @@ func TestEveryFaultStandsForAnEvent(t *testing.T) {
 		if f.Stands == "" || f.Limits == "" {
 			t.Errorf("%s: say what it stands for (Stands) and what it cannot reproduce (Limits)", f.Name())
 		}
+	}
+}
+
+// Every action the history knows is owned by exactly one fault type (or
+// is the tap's own), and a fault type records only actions the history
+// knows: what a step recorded under it stands for has one answer.
+func TestEveryActionHasOneFault(t *testing.T) {
+	owners := map[history.Action][]string{}
+	for a := range tapOwn {
+		owners[a] = append(owners[a], "the tap on its own")
+	}
+	for _, f := range FaultTypes {
+		for _, a := range f.Actions {
+			owners[a] = append(owners[a], f.Name())
+		}
+	}
+	known := history.Actions()
+	for _, a := range known {
+		if len(owners[a]) != 1 {
+			t.Errorf("action %s: owned by %v, want one fault type", a, owners[a])
+		}
+	}
+	for _, f := range FaultTypes {
+		for _, a := range f.Records() {
+			if !slices.Contains(known, a) {
+				t.Errorf("%s records %s, which has no row in history's table", f.Name(), a)
+			}
+		}
+		for _, a := range f.Also {
+			if slices.Contains(f.Actions, a) {
+				t.Errorf("%s: %s is its own and another's", f.Name(), a)
+			}
+		}
+	}
+}
+
+// tapPlumbing are wiretap.Tap's methods that are no fault: they start,
+// address and read the tap.
+var tapPlumbing = []string{"Addrs", "AddrFor", "Close", "Faults", "Upstreams", "Wire"}
+
+// Every behaviour of the tap is a fault type's (its Tap), so the tap side
+// of a fault is found from its entry; the entries name only Tap methods.
+func TestEveryTapBehaviourHasAFault(t *testing.T) {
+	tapType := reflect.TypeFor[*wiretap.Tap]()
+	named := map[string]bool{}
+	for _, f := range FaultTypes {
+		for _, m := range f.Tap {
+			mt := reflect.TypeOf(m)
+			if mt == nil || mt.Kind() != reflect.Func || mt.NumIn() == 0 || mt.In(0) != tapType {
+				t.Errorf("%s: Tap %v is not a (*wiretap.Tap) method expression", f.Name(), m)
+				continue
+			}
+			named[strings.TrimPrefix(funcName(m), "wiretap.Tap.")] = true
+		}
+	}
+	for i := range tapType.NumMethod() {
+		name := tapType.Method(i).Name
+		if !named[name] && !slices.Contains(tapPlumbing, name) {
+			t.Errorf("wiretap.Tap.%s is in no fault type's Tap (nor tapPlumbing)", name)
+		}
+	}
+}
+
+// Every effect verify can prove is a fault type's proof, and the proofs
+// are Effect constructors: the proof of a fault is found from its entry.
+func TestEveryProofHasAFault(t *testing.T) {
+	effect := reflect.TypeFor[verify.Effect]()
+	named := map[string]bool{}
+	for _, f := range FaultTypes {
+		for _, p := range f.Proofs {
+			pt := reflect.TypeOf(p)
+			if pt == nil || pt.Kind() != reflect.Func || pt.NumOut() != 1 || pt.Out(0) != effect {
+				t.Errorf("%s: proof %v is not a verify.Effect constructor", f.Name(), p)
+				continue
+			}
+			named[funcName(p)] = true
+		}
+	}
+	for _, name := range effectConstructors(t) {
+		if !named["verify."+name] {
+			t.Errorf("verify.%s is no fault type's proof", name)
+		}
+	}
+}
+
+// effectConstructors reads verify's exported functions that return an
+// Effect from its source: reflection cannot list a package's functions.
+func effectConstructors(t *testing.T) []string {
+	paths, _ := filepath.Glob("../verify/*.go")
+	var out []string
+	for _, path := range paths {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !fn.Name.IsExported() || fn.Type.Results == nil || len(fn.Type.Results.List) != 1 {
+				continue
+			}
+			if id, ok := fn.Type.Results.List[0].Type.(*ast.Ident); ok && id.Name == "Effect" {
+				out = append(out, fn.Name.Name)
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no Effect constructors found in ../verify")
+	}
+	return out
+}
+
+// Upgrade runs only where fixtures can plan an upgrade, and says so.
+func TestUpgradeNotApplicable(t *testing.T) {
+	if why := upgradeFault.NotApplicable(fixtures.Newest["4.x"], fixtures.KRaft); why == "" {
+		t.Error("nothing is newer than the newest 4, yet Upgrade applies")
+	}
+	if why := upgradeFault.NotApplicable("2.8.2", fixtures.ZooKeeper); why != "" {
+		t.Errorf("2.8.2 zk: %s", why)
 	}
 }

@@ -94,3 +94,23 @@ func ErrorCode(s string) (int16, bool) {
 	}
 	return 0, false
 }
+
+// parseFail reads TOPIC PARTITION ERROR [N] for a step that fails produce
+// requests.
+func parseFail(step func(topic string, partition int32, code int16, n int) Step) func([]string) (Step, error) {
+	return func(args []string) (Step, error) {
+		p, err := partition(args[1])
+		if err != nil {
+			return nil, err
+		}
+		code, ok := ErrorCode(args[2])
+		if !ok {
+			return nil, fmt.Errorf("unknown Kafka error %s", args[2])
+		}
+		n, err := count(args, 3)
+		if err != nil {
+			return nil, err
+		}
+		return step(args[0], p, code, n), nil
+	}
+}

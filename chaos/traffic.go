@@ -5,7 +5,19 @@ import (
 	"errors"
 
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/verify"
 )
+
+var idleFault = FaultType{New: Idle, Actions: actions(history.ActionIdle), On: OnApplication,
+	Doc:    "the application stops sending records and keeps its producer open",
+	Stands: "an application with nothing to send for a while (between bursts of traffic, overnight), its producer left open: librdkafka #3584's reporter sent nothing through the outage",
+	Limits: "the application's sends stop at once; records already handed to the client go on",
+	Proofs: funcs(verify.IdleAcross)}
+
+var resumeFault = FaultType{New: Resume, Actions: actions(history.ActionResume), On: OnApplication,
+	Doc:    "the application sends records again, at the workload's rate",
+	Stands: "an application's traffic coming back after a quiet time",
+	Limits: "the sends resume at once at the full rate"}
 
 // Idle makes the application stop sending records, its producer left
 // open: what happens to a producer with nothing to send through an

@@ -10,7 +10,24 @@ import (
 
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/verify"
 )
+
+var upgradeFault = FaultType{New: Upgrade, Actions: actions(history.ActionUpgrade, history.ActionRestart, history.ActionFinalize), Also: actions(history.ActionStart), On: OnCluster,
+	Doc:    "roll every broker, then the controller, onto the next Kafka release with its data, and finalize the upgrade",
+	Stands: "an operator's rolling upgrade onto the next release, one node at a time, waiting for the replicas to catch up",
+	Limits: "only the release and the pinned protocol version change; a rollback is not reproduced",
+	Proofs: funcs(verify.ProducingAcross), NotApplicable: UpgradeNotApplicable}
+
+// UpgradeNotApplicable says why Upgrade cannot run on version in mode:
+// fixtures cannot plan the upgrade operators would make from it. A
+// scenario that upgrades takes it as its own.
+func UpgradeNotApplicable(version string, mode fixtures.Mode) string {
+	if _, err := fixtures.PlanUpgrade(version, mode); err != nil {
+		return err.Error()
+	}
+	return ""
+}
 
 // Upgrade rolls the cluster onto the next Kafka release operators upgrade
 // to (fixtures.PlanUpgrade), the way they do it: each broker in id order

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"maps"
 	"slices"
 	"time"
 )
@@ -8,8 +9,9 @@ import (
 // Action is what a fault step did, as a Fault records it. chaos records
 // node and cluster steps, the wire tap records its own faults when they
 // take effect, and verify's effects find steps by it; chaos.FaultTypes
-// says which step records which. The values are what history files hold:
-// never change one, add another.
+// says which step records which, and owns each. What a step of each does
+// to the faults in force is its row in meanings. The values are what
+// history files hold: never change one, add another.
 type Action string
 
 // The actions, grouped by who records them.
@@ -103,57 +105,87 @@ const (
 	ActionResume Action = "resume"
 )
 
+// meaning is what a step of an action does to the faults in force. Every
+// action has one row in meanings: adding an action is its constant and
+// its row, and the switches below read nothing else.
+type meaning struct {
+	// repair: the step ends a fault rather than making one.
+	repair bool
+	// withholds: the fault is the tap withholding the client's traffic.
+	withholds bool
+	// endedBy, set for a step that leaves a fault in force until a later
+	// step ends it (a node down or frozen, the tap withholding traffic),
+	// tells whether step g, later than the step f, ends it.
+	endedBy func(g, f Fault) bool
+}
+
+// sameTarget ends a fault by a step of action on its own target.
+func sameTarget(action Action) func(g, f Fault) bool {
+	return func(g, f Fault) bool { return g.Action == action && g.Target == f.Target }
+}
+
+// healAll ends a fault by a heal of every tap fault.
+func healAll(g, _ Fault) bool { return g.Action == ActionHeal && g.Target == "all" }
+
+// meanings holds every action's row.
+var meanings = map[Action]meaning{
+	ActionKill:        {endedBy: sameTarget(ActionStart)},
+	ActionStop:        {endedBy: sameTarget(ActionStart)},
+	ActionStart:       {repair: true},
+	ActionPause:       {endedBy: sameTarget(ActionUnpause)},
+	ActionUnpause:     {repair: true},
+	ActionUpgrade:     {endedBy: sameTarget(ActionStart)},
+	ActionRestart:     {endedBy: sameTarget(ActionStart)},
+	ActionFinalize:    {},
+	ActionMoveLeaders: {},
+	ActionFence:       {},
+
+	ActionDropResponse:       {},
+	ActionDropEndTxnResponse: {},
+	ActionErrorCode:          {},
+	// Any heal ends a delay, Delay(0)'s too.
+	ActionDelay:            {withholds: true, endedBy: func(g, _ Fault) bool { return g.Action == ActionHeal }},
+	ActionCloseConnections: {},
+	ActionBlackhole:        {withholds: true, endedBy: healAll},
+	ActionHold:             {withholds: true, endedBy: healAll},
+	// Killing the coordinator lets the held EndTxn go to the dead broker
+	// (chaos.KillAtEndTxn): the kill, a node fault, takes over.
+	ActionHoldEndTxn: {withholds: true, endedBy: func(g, f Fault) bool { return healAll(g, f) || sameTarget(ActionKill)(g, f) }},
+	// Only passing the held request on ends it; a heal does not.
+	ActionHoldPastEndTxn: {withholds: true, endedBy: sameTarget(ActionForwardHeld)},
+	ActionForwardHeld:    {repair: true},
+	ActionHeal:           {repair: true},
+
+	ActionRefuse:     {},
+	ActionAccept:     {},
+	ActionAnswerLost: {},
+	ActionIdle:       {},
+	ActionResume:     {},
+}
+
+// Actions lists every action, sorted: what chaos's fault table must
+// account for.
+func Actions() []Action { return slices.Sorted(maps.Keys(meanings)) }
+
 // Repair tells whether a step of the action ends a fault rather than
 // making one: liveness is judged from the last repair, and a report's
 // fault windows close at one. It lives with the action, not with chaos's
 // table, because the tap records heals and cannot import chaos.
-func (a Action) Repair() bool {
-	return a == ActionStart || a == ActionUnpause || a == ActionHeal || a == ActionForwardHeld
-}
+func (a Action) Repair() bool { return meanings[a].repair }
 
 // Withholds tells whether a step of the action is the wire tap withholding
 // the client's traffic (holding or cutting its requests, delaying answers)
 // until a later step ends it. A node fault is not one: a cluster serves on
 // without a node, and the client is owed its recovery through it.
-func (a Action) Withholds() bool {
-	switch a {
-	case ActionHold, ActionBlackhole, ActionDelay, ActionHoldEndTxn, ActionHoldPastEndTxn:
-		return true
-	}
-	return false
-}
+func (a Action) Withholds() bool { return meanings[a].withholds }
 
 // lasting tells whether a step of the action leaves a fault in force until
 // a later step ends it: a node down or frozen, or the tap withholding the
 // client's traffic.
-func (a Action) lasting() bool {
-	switch a {
-	case ActionKill, ActionStop, ActionPause, ActionUpgrade, ActionRestart:
-		return true
-	}
-	return a.Withholds()
-}
+func (a Action) lasting() bool { return meanings[a].endedBy != nil }
 
 // ends tells whether step g, later than the lasting step f, ends it.
-func ends(g, f Fault) bool {
-	switch f.Action {
-	case ActionKill, ActionStop, ActionUpgrade, ActionRestart:
-		return g.Action == ActionStart && g.Target == f.Target
-	case ActionPause:
-		return g.Action == ActionUnpause && g.Target == f.Target
-	case ActionHoldPastEndTxn:
-		// Only passing the held request on ends it; a heal does not.
-		return g.Action == ActionForwardHeld && g.Target == f.Target
-	case ActionHoldEndTxn:
-		// Killing the coordinator lets the held EndTxn go to the dead
-		// broker (chaos.KillAtEndTxn): the kill, a node fault, takes over.
-		return g.Action == ActionHeal && g.Target == "all" || g.Action == ActionKill && g.Target == f.Target
-	case ActionDelay:
-		return g.Action == ActionHeal
-	default:
-		return g.Action == ActionHeal && g.Target == "all"
-	}
-}
+func ends(g, f Fault) bool { return f.Action.lasting() && meanings[f.Action].endedBy(g, f) }
 
 // inForce returns the lasting faults begun before t that no step before t
 // ended (a zero t: by the history's end), those passing keep.

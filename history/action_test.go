@@ -65,3 +65,16 @@ func TestInForceAt(t *testing.T) {
 		}
 	}
 }
+
+// Every action's row is consistent: a withholding step lasts until a
+// later one ends it, and a repair makes no fault of its own.
+func TestActionMeanings(t *testing.T) {
+	for _, a := range Actions() {
+		if a.Withholds() && !a.lasting() || a.Repair() && a.lasting() {
+			t.Errorf("%s: withholds %v, repair %v, lasting %v", a, a.Withholds(), a.Repair(), a.lasting())
+		}
+	}
+	if len(Actions()) < 20 || Action("no-such").lasting() || Action("no-such").Repair() {
+		t.Error("the table lists the actions; an unknown one means nothing")
+	}
+}

@@ -176,3 +176,17 @@ func TestLiarExpectsAckedLost(t *testing.T) {
 		}
 	}
 }
+
+// A mode is refused in one place with one message (fixtures.Spec.Check),
+// whether a run names it or a cluster spec does.
+func TestResolveRefusesAModeAsTheSpecDoes(t *testing.T) {
+	lookup := func(string) (*driver.Driver, error) { return &driver.Driver{Name: "reference"}, nil }
+	_, err := ResolveBy("3.9.1", "raft", "", lookup)
+	want := fixtures.Spec{Version: "3.9.1", Mode: "raft"}.Check()
+	if err == nil || want == nil || err.Error() != want.Error() {
+		t.Errorf("Resolve with mode raft: %v, want %v", err, want)
+	}
+	if c, err := ResolveBy("4.x", "", "", lookup); err != nil || c.Mode != fixtures.KRaft {
+		t.Errorf("Resolve 4.x: mode %s, %v; want kraft", c.Mode, err)
+	}
+}

@@ -88,11 +88,7 @@ func Resolve(version, mode, client string) (Coordinates, error) {
 // versions passes one that looks each client up once.
 func ResolveBy(version, mode, client string, lookup func(string) (*driver.Driver, error)) (Coordinates, error) {
 	version = fixtures.ResolveVersion(version)
-	m := fixtures.Mode(mode)
-	if m != "" && m != fixtures.ZooKeeper && m != fixtures.KRaft {
-		return Coordinates{}, fmt.Errorf("mode %q: use zk or kraft", mode)
-	}
-	m = fixtures.ModeFor(version, m)
+	m := fixtures.ModeFor(version, fixtures.Mode(mode))
 	if err := (fixtures.Spec{Version: version, Mode: m}).Check(); err != nil {
 		return Coordinates{}, err
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/kconform/kconform/chaos"
-	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/producer"
 	"github.com/kconform/kconform/verify"
@@ -60,19 +59,14 @@ func rollingRestart() Scenario {
 // it applies only where fixtures can plan such an upgrade.
 func rollingUpgrade() Scenario {
 	return Scenario{
-		Name:        "rolling-upgrade",
-		Fault:       "every broker in turn stopped gracefully and started on the next Kafka release with its data kept, the next one only once all replicas are in sync again: 2.x -> 3.9.1 in ZooKeeper mode with inter.broker.protocol.version pinned to the old release, then a second roll unpinning it; 3.x -> 4.4.0 in KRaft mode, the controller after the brokers, then metadata.version raised",
-		Requirement: "While a cluster is rolled onto a new Kafka release one broker at a time, a producer MUST keep going: nothing acknowledged lost, duplicated or reordered, sequences continuous, no fatal error.",
-		References:  []string{"Kafka's upgrade notes (rolling upgrade with inter.broker.protocol.version; KRaft: kafka-features.sh upgrade)", "KIP-584 (feature versions: metadata.version)", "KIP-98", "KIP-360"},
-		MustShow:    "the client was producing to a broker in the 2 s before it was stopped for its upgrade, and produced again after it started on the new release",
-		Partitions:  12,
-		Effects:     []verify.Effect{verify.ProducingAcross(history.ActionUpgrade)},
-		NotApplicable: func(version string, mode fixtures.Mode) string {
-			if _, err := fixtures.PlanUpgrade(version, mode); err != nil {
-				return err.Error()
-			}
-			return ""
-		},
-		Schedule: []chaos.Step{chaos.Upgrade(3 * time.Minute)},
+		Name:          "rolling-upgrade",
+		Fault:         "every broker in turn stopped gracefully and started on the next Kafka release with its data kept, the next one only once all replicas are in sync again: 2.x -> 3.9.1 in ZooKeeper mode with inter.broker.protocol.version pinned to the old release, then a second roll unpinning it; 3.x -> 4.4.0 in KRaft mode, the controller after the brokers, then metadata.version raised",
+		Requirement:   "While a cluster is rolled onto a new Kafka release one broker at a time, a producer MUST keep going: nothing acknowledged lost, duplicated or reordered, sequences continuous, no fatal error.",
+		References:    []string{"Kafka's upgrade notes (rolling upgrade with inter.broker.protocol.version; KRaft: kafka-features.sh upgrade)", "KIP-584 (feature versions: metadata.version)", "KIP-98", "KIP-360"},
+		MustShow:      "the client was producing to a broker in the 2 s before it was stopped for its upgrade, and produced again after it started on the new release",
+		Partitions:    12,
+		Effects:       []verify.Effect{verify.ProducingAcross(history.ActionUpgrade)},
+		NotApplicable: chaos.UpgradeNotApplicable,
+		Schedule:      []chaos.Step{chaos.Upgrade(3 * time.Minute)},
 	}
 }
