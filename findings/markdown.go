@@ -469,6 +469,7 @@ func FindingsPage(records []Record, notes []Note, cat Catalogue) string {
 		"which `make test` judges again (`kconform verify --results results`; after a change of the verifier, `--update` writes the runs it judges differently into their records).", "") + "\n\n")
 	b.WriteString("## The grid\n\n")
 	b.WriteString(Markdown(records, notes, cat))
+	b.WriteString(releasesMarkdown(records))
 	return b.String()
 }
 
