@@ -41,6 +41,10 @@ func (r Record) Property(p verify.Property) PropertyResult {
 			continue
 		}
 		out.Runs++
+		if run.Properties != nil {
+			out.count(run.Properties[p])
+			continue
+		}
 		switch {
 		case p == verify.BreaksTransaction && !r.Transactional:
 		case (run.Grade == verify.Failed || run.Grade == verify.NonStrict) && verify.PropertyOf(verify.CheckID(run.Check)) == p:
@@ -57,6 +61,27 @@ func (r Record) Property(p verify.Property) PropertyResult {
 		}
 	}
 	return out
+}
+
+// count adds a run's stored result for the property (Run.Properties):
+// broken by its finding ("FAILED duplicate"), held, or not judged (absent:
+// its history carried no verdict, or the property is a transaction's in
+// a run without transactions).
+func (out *PropertyResult) count(stored string) {
+	grade, check, broken := strings.Cut(stored, " ")
+	switch g := verify.Grade(grade); {
+	case broken && (g == verify.Failed || g == verify.NonStrict):
+		if out.Grade == "" || verify.Worse(out.Grade, g) != out.Grade {
+			out.Grade, out.Check, out.Broken = g, check, 0
+		}
+		if g == out.Grade {
+			out.Broken++
+		}
+	case stored == "held":
+		out.Held++
+	default:
+		out.Unjudged++
+	}
 }
 
 // worseFinding orders two cells' results for one property by what a user

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -80,6 +81,13 @@ type Run struct {
 	// folder: kept for every run that did not pass, so that it can be
 	// judged again (kconform verify --results).
 	Evidence string `json:"evidence,omitempty"`
+	// Properties is the verdict's result per property of the promise
+	// (verify.Verdict.Properties), as the run was judged: "held", or the
+	// grade and check of the finding that broke it ("FAILED duplicate");
+	// a property the run could not judge is absent. The pages read
+	// whether each held from it; runs recorded before it was kept have
+	// none, and are read by their grade and check.
+	Properties map[verify.Property]string `json:"properties,omitempty"`
 	// settings and version travel to the record, not to the file; source
 	// is the run's artifacts folder while it is being imported.
 	settings []artifacts.Setting
@@ -214,6 +222,7 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 	default:
 		v := f.Verdict
 		run.Grade, run.Check = Outcome(v)
+		run.Properties = propertyMap(v.Properties())
 		if run.First = firstFinding(v); run.First != nil && run.First.Check != "" {
 			run.First.ClientLog, run.First.ClientLogAround = clientLog(dir, worstViolation(*v).Time)
 		}
@@ -237,8 +246,9 @@ func firstFinding(v *verify.Verdict) *Finding {
 // Rerecord writes the new outcome of every changed run in runs into its
 // record under dir (the run's grade, check and first finding, and the
 // record's totals), so that a change of the verifier comes with the
-// records it changes. The kept history stays, to be judged again. It
-// returns how many runs it changed.
+// records it changes; a run whose result per property differs from the
+// one stored (or has none stored) gets the new one too. The kept history
+// stays, to be judged again. It returns how many runs it rewrote.
 func Rerecord(dir string, runs []Rejudged) (int, error) {
 	records, err := Read(dir)
 	if err != nil {
@@ -246,7 +256,8 @@ func Rerecord(dir string, runs []Rejudged) (int, error) {
 	}
 	changed, touched := 0, map[int]bool{}
 	for _, x := range runs {
-		if !x.Changed() {
+		props := propertyMap(x.Verdict.Properties())
+		if !x.Changed() && maps.Equal(x.Run.Properties, props) {
 			continue
 		}
 		i := slices.IndexFunc(records, func(r Record) bool { return r.Key() == x.Record.Key() })
@@ -258,7 +269,7 @@ func Rerecord(dir string, runs []Rejudged) (int, error) {
 			return changed, fmt.Errorf("%s: no run %s in its record", x.Record.Key(), x.Run.RunID)
 		}
 		run := &records[i].RunList[j]
-		run.Grade, run.Check = x.Grade, x.Check
+		run.Grade, run.Check, run.Properties = x.Grade, x.Check, props
 		if first := firstFinding(x.Verdict); first != nil || x.Grade == verify.Pass {
 			run.First = first
 		}
@@ -272,6 +283,20 @@ func Rerecord(dir string, runs []Rejudged) (int, error) {
 		}
 	}
 	return changed, Write(dir, out)
+}
+
+// propertyMap is what a run keeps of its verdict's results per property.
+func propertyMap(results []verify.Result) map[verify.Property]string {
+	out := map[verify.Property]string{}
+	for _, x := range results {
+		switch {
+		case x.Check != "":
+			out[x.Property] = string(x.Grade) + " " + string(x.Check)
+		case x.Held:
+			out[x.Property] = "held"
+		}
+	}
+	return out
 }
 
 // Outcome is what a record keeps of a verdict: its grade, and the check

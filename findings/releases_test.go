@@ -26,3 +26,21 @@ func TestReleasesShowOneClientAcrossItsReleases(t *testing.T) {
 		t.Fatalf("a scenario one release ran has a row:\n%s", md)
 	}
 }
+
+// A run's stored result per property is read as stored: a run whose worst
+// finding is liveness that also wrote a record twice breaks both, and a
+// property it could not judge counts as not judged, not as held.
+func TestPropertiesAreReadAsStored(t *testing.T) {
+	r := Record{Client: "c", Kafka: "2.8.2", Mode: "zk", Scenario: "freeze", Grade: verify.Failed, Check: "liveness", Runs: 1,
+		RunList: []Run{{RunID: "a", Grade: verify.Failed, Check: "liveness", Properties: map[verify.Property]string{
+			verify.StopsForGood: "FAILED liveness", verify.WritesTwice: "FAILED duplicate", verify.LosesAcknowledged: "held"}}}}
+	if x := r.Property(verify.WritesTwice); x.Grade != verify.Failed || x.Check != "duplicate" || x.Broken != 1 {
+		t.Fatalf("writes twice: %+v", x)
+	}
+	if x := r.Property(verify.LosesAcknowledged); x.Held != 1 || x.Grade != "" {
+		t.Fatalf("loses acknowledged: %+v", x)
+	}
+	if x := r.Property(verify.Reorders); x.Unjudged != 1 || x.Held != 0 {
+		t.Fatalf("reorders, not judged: %+v", x)
+	}
+}

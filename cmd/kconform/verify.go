@@ -19,7 +19,7 @@ func runVerify(ctx context.Context, args []string) error {
 	fs := cli.NewFlags("verify", "(--history h.jsonl | --events producer.jsonl [--brokers host:port --topic t] | --artifacts dir | --results results) [flags]")
 	artifacts := fs.String("artifacts", "", "judge every saved scenario run under this folder again, rewriting verdict.json and run.json")
 	results := fs.String("results", "", "judge every run kept as evidence in this results folder again, and fail when a grade or first check differs from its record")
-	update := fs.Bool("update", false, "with --results: write the new grades of the runs that changed into their records (after a change of the verifier)")
+	update := fs.Bool("update", false, "with --results: write the new grades of the runs that changed into their records (after a change of the verifier), and every kept run's result per property")
 	var saved scenario.Saved
 	fs.StringVar(&saved.History, "history", "", "a saved history (JSON lines) to judge")
 	fs.StringVar(&saved.Events, "events", "", "a producer's JSON-lines output to judge")
@@ -97,7 +97,7 @@ func rejudgeResults(dir string, update bool) error {
 	}
 	changed := findings.PrintRejudged(os.Stdout, runs)
 	fmt.Fprintf(os.Stderr, "kconform verify: %d kept runs judged again, %d changed\n", len(runs), changed)
-	if changed > 0 && update {
+	if update {
 		n, err := findings.Rerecord(dir, runs)
 		if err != nil {
 			return err
