@@ -237,8 +237,12 @@ func TestIssueReport(t *testing.T) {
 	if !ok {
 		t.Fatal("no run to report")
 	}
-	md := IssueReport(r, run, []Record{r}, []Note{{Client: "c", Scenario: "seed", Text: "The code path.", Issue: "https://example.org/2"}}, h, v, "results", Catalogue{})
-	for _, want := range []string{"c (c 1.0)", "Kafka | 2.8.2, zk mode", "`linger.ms` | `5` | compressed (default 0)", "kconform run --driver c --scenario seed --kafka 2.8.2 --mode zk",
+	notes := []Note{{Client: "c", Scenario: "seed", Text: "The code path.", Issue: "https://example.org/2"},
+		{Client: "c", Scenario: "seed", Owner: "client", Library: "c", Title: "c resets its sequence", Shown: "d passes the same cell", Known: "c#7"}}
+	uses := []SettingUse{{Family: "c", Key: "linger.ms", Values: []string{"5"}, Used: "yes", Summary: "Everyone lingers.", Evidence: []Evidence{{Quote: "linger.ms=5", Source: "https://example.org/3"}}}}
+	md := IssueReport(r, run, []Record{r}, notes, uses, h, v, "results", Catalogue{})
+	for _, want := range []string{"c (c 1.0)", "Kafka | 2.8.2, zk mode", "`linger.ms` | `5` | compressed (default 0) | yes: Everyone lingers (\"linger.ms=5\", https://example.org/3) |",
+		"## Whose code, and the known issue", "c resets its sequence.", "Whose code: c (the client's code), shown by d passes the same cell. Known issue: c#7.", "kconform run --driver c --scenario seed --kafka 2.8.2 --mode zk",
 		"FAILED in 1 of 1 run with compressed timers", "| **→** +0.000 s | produce | 2 | 1 | 0 | 7, 0 | 0 | 1 | 2-2 | OUT_OF_ORDER_SEQUENCE_NUMBER |",
 		"**In short:** the client resets its sequence", "git checkout abc123\ngo run ./cmd/kconform run --driver c", "| base sequence | 0 |",
 		"OUT_OF_ORDER_SEQUENCE_NUMBER, fatal", "The code path. (https://example.org/2)", "results/evidence/2.8.2-zk/c/seed/r.jsonl.gz"} {
@@ -250,7 +254,7 @@ func TestIssueReport(t *testing.T) {
 		t.Errorf("a row without a value, or an idempotent producer called transactional:\n%s", md)
 	}
 	r.Transactional = true
-	if md := IssueReport(r, run, []Record{r}, nil, h, v, "results", Catalogue{}); !strings.Contains(md, ", transactional producer, seed on Kafka") {
+	if md := IssueReport(r, run, []Record{r}, nil, nil, h, v, "results", Catalogue{}); !strings.Contains(md, ", transactional producer, seed on Kafka") {
 		t.Errorf("a transactional cell's title:\n%s", md)
 	}
 	// A finding that names no batch still gets the wire around it: the

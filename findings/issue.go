@@ -34,6 +34,10 @@ func Issues(results, key string, judge Judge, cat Catalogue) ([]Issue, error) {
 	if err != nil {
 		return nil, err
 	}
+	uses, err := usesFor(results)
+	if err != nil {
+		return nil, err
+	}
 	var out []Issue
 	for _, r := range records {
 		if key != "" && r.Key() != key || key == "" && r.Grade != verify.Failed {
@@ -46,7 +50,7 @@ func Issues(results, key string, judge Judge, cat Catalogue) ([]Issue, error) {
 			if run, ok = recordedRun(r); ok {
 				v := &verify.Verdict{Grade: run.Grade, Paragraph: run.First.Summary, Violations: []verify.Violation{{
 					Grade: run.Grade, Check: verify.CheckID(run.First.Check), Summary: run.First.Summary, Partition: -1, ProducerID: -1}}}
-				out = append(out, Issue{Record: r, Text: IssueReport(r, run, records, notes, &history.History{}, v, results, cat)})
+				out = append(out, Issue{Record: r, Text: IssueReport(r, run, records, notes, uses, &history.History{}, v, results, cat)})
 				continue
 			}
 			out = append(out, Issue{Record: r})
@@ -60,7 +64,7 @@ func Issues(results, key string, judge Judge, cat Catalogue) ([]Issue, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Issue{Record: r, Text: IssueReport(r, run, records, notes, h, v, results, cat)})
+		out = append(out, Issue{Record: r, Text: IssueReport(r, run, records, notes, uses, h, v, results, cat)})
 	}
 	return out, nil
 }
@@ -114,7 +118,7 @@ func recordedRun(r Record) (Run, bool) {
 // the client's own log line, the code path a person read, and the evidence
 // file. records are every record (for the same cell with the client's
 // defaults); resultsDir is where the evidence lives, as the reader names it.
-func IssueReport(r Record, run Run, records []Record, notes []Note, h *history.History, v *verify.Verdict, resultsDir string, cat Catalogue) string {
+func IssueReport(r Record, run Run, records []Record, notes []Note, uses []SettingUse, h *history.History, v *verify.Verdict, resultsDir string, cat Catalogue) string {
 	var b strings.Builder
 	x := firstOfGrade(v)
 	title := string(v.Grade)
@@ -147,13 +151,20 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, h *history.H
 	fmt.Fprintf(&b, "| | |\n|---|---|\n| client | %s |\n| Kafka | %s, %s mode, 3 brokers, replication factor 3, min.insync.replicas 2 |\n| scenario | %s |\n| timing | %s |\n| kconform commit | %s |\n| run | %s (%s) |\n",
 		clientName(r), r.Kafka, r.Mode, r.Scenario, r.Label(cat), valueOr(run.Commit, "not recorded"), run.RunID, valueOr(run.Date, "date not recorded"))
 	if len(r.Settings) > 0 {
-		b.WriteString("\nClient settings (every other setting is the client's default):\n\n| setting | value | kind |\n|---|---|---|\n")
+		b.WriteString("\nClient settings (every other setting is the client's default), and whether people run with such values (results/settings.json):\n\n| setting | value | kind | in use |\n|---|---|---|---|\n")
 		for _, s := range r.Settings {
 			kind := s.Kind
 			if s.Default != "" {
 				kind += fmt.Sprintf(" (default %s)", s.Default)
 			}
-			fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", s.Key, s.Value, kind)
+			use := "-"
+			if u, ok := useOf(uses, r, s.Key, s.Value); ok && s.Kind != "driver" {
+				use = u.Used + ": " + strings.TrimSuffix(u.Summary, ".")
+				if len(u.Evidence) > 0 {
+					use += fmt.Sprintf(" (\"%s\", %s)", strings.ReplaceAll(u.Evidence[0].Quote, "|", "\\|"), strings.ReplaceAll(u.Evidence[0].Source, "|", "\\|"))
+				}
+			}
+			fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s |\n", s.Key, s.Value, kind, use)
 		}
 	}
 
