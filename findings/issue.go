@@ -150,6 +150,9 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, uses []Setti
 	b.WriteString("\n## Environment\n\n")
 	fmt.Fprintf(&b, "| | |\n|---|---|\n| client | %s |\n| Kafka | %s, %s mode, 3 brokers, replication factor 3, min.insync.replicas 2 |\n| scenario | %s |\n| timing | %s |\n| kconform commit | %s |\n| run | %s (%s) |\n",
 		clientName(r), r.Kafka, r.Mode, r.Scenario, r.Label(cat), valueOr(run.Commit, "not recorded"), run.RunID, valueOr(run.Date, "date not recorded"))
+	if run.Load != nil {
+		fmt.Fprintf(&b, "| machine | %s |\n", run.Load)
+	}
 	if len(r.Settings) > 0 {
 		b.WriteString("\nClient settings (every other setting is the client's default), and whether people run with such values (results/settings.json):\n\n| setting | value | kind | in use |\n|---|---|---|---|\n")
 		for _, s := range r.Settings {

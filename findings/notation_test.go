@@ -110,8 +110,9 @@ func TestLabelsTellCellsApart(t *testing.T) {
 }
 
 // TestReadmeAnswersPerClientFirst: README's first screen (40 lines)
-// answers "does my client lose data?" for every client in the records:
-// a row of the client table each.
+// answers "does my client lose data?" for every built-in client in the
+// records: a row of the client table each (another release, NAME@VERSION,
+// is in the findings page's releases section).
 func TestReadmeAnswersPerClientFirst(t *testing.T) {
 	records, err := Read("../results")
 	if err != nil {
@@ -126,7 +127,7 @@ func TestReadmeAnswersPerClientFirst(t *testing.T) {
 		t.Fatalf("README's first 40 lines have no client table:\n%s", screen)
 	}
 	for _, r := range records {
-		if !strings.Contains(screen, "| **"+r.Client+"**") {
+		if !strings.Contains(r.Client, "@") && !strings.Contains(screen, "| **"+r.Client+"**") {
 			t.Errorf("README's first 40 lines have no row for %s", r.Client)
 		}
 	}

@@ -113,6 +113,12 @@ func clientTable(records []Record, notes []Note, cat Catalogue) string {
 	var clients []string
 	version := map[string]string{}
 	for _, r := range records {
+		// Another release of a client (NAME@VERSION, a bisection's
+		// probe) is shown across releases on the findings page, not as
+		// a client of its own here.
+		if strings.Contains(r.Client, "@") {
+			continue
+		}
 		add(&clients, r.Client)
 		if r.ClientVersion != "" {
 			version[r.Client] = r.ClientVersion

@@ -88,6 +88,8 @@ type Run struct {
 	// whether each held from it; runs recorded before it was kept have
 	// none, and are read by their grade and check.
 	Properties map[verify.Property]string `json:"properties,omitempty"`
+	// Load is the machine's load while the run ran, when it was recorded.
+	Load *artifacts.Load `json:"load,omitempty"`
 	// settings and version travel to the record, not to the file; source
 	// is the run's artifacts folder while it is being imported.
 	settings []artifacts.Setting
@@ -200,7 +202,7 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 			rec.Transactional = true
 		}
 		rec.Timing = artifacts.Timing(meta.Timing, meta.Settings, rec.ClientDefaults)
-		run.RunID, run.Commit, run.settings, run.version = meta.RunID, meta.Commit, meta.Settings, meta.ClientVersion
+		run.RunID, run.Commit, run.settings, run.version, run.Load = meta.RunID, meta.Commit, meta.Settings, meta.ClientVersion, meta.Load
 		if !meta.Started.IsZero() {
 			run.Date = meta.Started.UTC().Format("2006-01-02")
 		}

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -147,7 +148,7 @@ func (s Scenario) Spec(version string, mode fixtures.Mode) fixtures.Spec {
 // drv is the driver that runs it, looked up by the caller (Execute: the
 // one its coordinates carry, or the scenario's own Client).
 func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, drv *driver.Driver, dir string, progress io.Writer) (*Result, error) {
-	start := time.Now()
+	start, load := time.Now(), artifacts.LoadAverage()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("artifacts: %w", err)
 	}
@@ -160,6 +161,7 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, drv *driver.Driv
 	v := s.Judge(h)
 	v.Warnings = append(warnings, v.Warnings...)
 	run.Started, run.Seconds = start, time.Since(start).Seconds()
+	run.Load = &artifacts.Load{Start: load, End: artifacts.LoadAverage(), CPUs: runtime.NumCPU()}
 	s.Outcome(v, &run)
 	if err := artifacts.Save(dir, h, v, run); err != nil {
 		return nil, err

@@ -41,7 +41,10 @@ func TestPublishedRecordsCarryTheirEvidence(t *testing.T) {
 				t.Errorf("%s run %s: no commit", r.Key(), run.RunID)
 			}
 		}
-		if r.Grades[verify.Failed] > 0 && len(r.RunList) < 3 {
+		// A bisection's probe of another release (NAME@VERSION) is bad
+		// at its first run that shows the finding: its page gives that
+		// rule, and the release's rate where the bisection measured it.
+		if r.Grades[verify.Failed] > 0 && len(r.RunList) < 3 && !strings.Contains(r.Client, "@") {
 			t.Errorf("%s: FAILED from %d runs (%s); a finding is published with a rate over 3 or more", r.Key(), len(r.RunList), r.Timing)
 		}
 	}

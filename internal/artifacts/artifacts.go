@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +48,8 @@ type Run struct {
 	RunID    string         `json:"run_id"`
 	Started  time.Time      `json:"started"`
 	Seconds  float64        `json:"seconds"`
+	// Load is the machine's load while the run ran.
+	Load *Load `json:"load,omitempty"`
 	// Timing is TimingCompressed, TimingScenarioTimeouts or
 	// TimingDefaults (TimingOf the settings); Settings every client
 	// setting the run gave, with its kind (others are the client's own
@@ -256,4 +259,35 @@ func ReadJSON(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// Load is the machine's load while a run ran: the 1-minute load average
+// at its start and at its end, and the CPUs. Timing findings (a request
+// that outlives a timeout, a broker's answer before its metadata cache
+// is filled) come more often on a loaded machine; a report says how
+// loaded the machine was, so a reader can weigh the rate.
+type Load struct {
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	CPUs  int     `json:"cpus"`
+}
+
+// LoadAverage is the machine's 1-minute load average (/proc/loadavg), or
+// -1 where the machine does not say.
+func LoadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return -1
+	}
+	first, _, _ := strings.Cut(string(b), " ")
+	v, err := strconv.ParseFloat(first, 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+// String is the load as a report prints it.
+func (l Load) String() string {
+	return fmt.Sprintf("load average %.1f at the start, %.1f at the end, on %d CPUs", l.Start, l.End, l.CPUs)
 }
