@@ -98,9 +98,10 @@ func (t *Tap) acceptWhenUp(l *listener) {
 	}
 }
 
-// listenAgain listens on addr again. The port was the tap's until
-// Refuse; an outgoing connection may hold it as its local port for a
-// while, so a few tries are made.
+// listenAgain listens on addr again. The port stayed the tap's through
+// the refusal (internal/ports: no other run, and no outgoing connection,
+// takes it); a few tries cover the kernel's last clean-up of the closed
+// listener.
 func listenAgain(addr string) (net.Listener, error) {
 	var err error
 	for range 20 {

@@ -3,6 +3,7 @@ package wiretap
 import (
 	"errors"
 	"fmt"
+	"github.com/kconform/kconform/internal/ports"
 	"io"
 	"log"
 	"net"
@@ -49,6 +50,9 @@ type listener struct {
 	upstream string
 	ln       net.Listener
 	addr     string
+	// port holds addr's port for the tap's life (internal/ports): while
+	// the broker is down and the listener closed, no other run takes it.
+	port *ports.Port
 	// nodeID is the broker id behind it, once metadata has named it.
 	nodeID int32
 	// refusing says ln is closed, the broker being down: its address
@@ -143,11 +147,16 @@ func (t *Tap) listenerFor(upstream string) (*listener, error) {
 	if t.closed {
 		return nil, errors.New("tap closed")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := ports.Reserve()
 	if err != nil {
 		return nil, fmt.Errorf("tap listen for %s: %w", upstream, err)
 	}
-	l := &listener{upstream: upstream, ln: ln, addr: ln.Addr().String(), nodeID: -1}
+	ln, err := net.Listen("tcp", port.Addr())
+	if err != nil {
+		port.Release()
+		return nil, fmt.Errorf("tap listen for %s: %w", upstream, err)
+	}
+	l := &listener{upstream: upstream, ln: ln, addr: ln.Addr().String(), nodeID: -1, port: port}
 	t.listeners[upstream] = l
 	t.wg.Add(1)
 	go t.accept(l, ln)
@@ -183,6 +192,11 @@ func (t *Tap) Close() error {
 	}
 	t.mu.Unlock()
 	t.wg.Wait()
+	t.mu.Lock()
+	for _, l := range t.listeners {
+		l.port.Release()
+	}
+	t.mu.Unlock()
 	return nil
 }
 
