@@ -24,11 +24,13 @@ type Retired struct {
 
 // Retirement says which runs to set aside: those of the cells named in
 // Cells (a scenario's name for all its cells, or a cell's key) made at a
-// kconform commit at or before Before (an ancestor of it, by git), for
-// Why.
+// kconform commit at or before Before (an ancestor of it, by git), and,
+// when Since is given, at or after it (a descendant of it): a defect's
+// window. For Why.
 type Retirement struct {
 	Cells  []string
 	Before string
+	Since  string
 	Why    string
 }
 
@@ -67,6 +69,28 @@ func (x Retirement) made(run Run) (bool, error) {
 	return false, fmt.Errorf("is %s before %s (git merge-base): %w", commit, x.Before, err)
 }
 
+// window tells whether run was made at or before Before and, with Since,
+// at or after Since.
+func (x Retirement) window(run Run) (bool, error) {
+	old, err := x.made(run)
+	if err != nil || !old || x.Since == "" {
+		return old, err
+	}
+	commit, _, _ := strings.Cut(run.Commit, "+")
+	if commit == "" {
+		return false, nil // older than any commit Since can name
+	}
+	err = exec.Command("git", "merge-base", "--is-ancestor", x.Since, commit).Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+		return false, nil
+	}
+	return false, fmt.Errorf("is %s after %s (git merge-base): %w", commit, x.Since, err)
+}
+
 // Retire sets aside the runs of the records under dir that x names: they
 // leave their records (a record left without a run goes), their kept
 // histories are deleted, and each is listed in dir/retired.json with its
@@ -91,7 +115,7 @@ func Retire(dir string, x Retirement) ([]Retired, error) {
 		}
 		var runs []Run
 		for _, run := range r.RunList {
-			old, err := x.made(run)
+			old, err := x.window(run)
 			if err != nil {
 				return nil, err
 			}

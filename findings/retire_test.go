@@ -95,3 +95,30 @@ func TestRetireDeletesNothingOnError(t *testing.T) {
 		t.Errorf("record changed: %v %+v", err, records)
 	}
 }
+
+// With Since, only the runs of the window go: a run made before Since
+// stays, one made in the window goes.
+func TestRetireTakesOnlyTheWindow(t *testing.T) {
+	commit := func(rev string) string {
+		b, err := exec.Command("git", "rev-parse", "--short=12", rev).Output()
+		if err != nil {
+			t.Skipf("no git history here: %v", err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	dir := t.TempDir()
+	before := Run{RunID: "before", Grade: verify.Failed, Check: "liveness", Commit: commit("HEAD~3")}
+	in := Run{RunID: "in", Grade: verify.Failed, Check: "duplicate", Commit: commit("HEAD~1")}
+	r := Record{Client: "librdkafka", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", RunList: []Run{before, in}}
+	r.tally()
+	if err := Write(dir, []Record{r}); err != nil {
+		t.Fatal(err)
+	}
+	gone, err := Retire(dir, Retirement{Cells: []string{"seed"}, Since: "HEAD~2", Before: "HEAD~1", Why: "ports shared between parallel runs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gone) != 1 || gone[0].Run.RunID != "in" {
+		t.Fatalf("set aside %+v, want the run in the window only", gone)
+	}
+}

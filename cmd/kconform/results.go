@@ -26,6 +26,7 @@ func runResults(ctx context.Context, args []string) error {
 	fs.BoolVar(&u.UpdateExpectations, "update-expectations", false, "rewrite <results>/expectations.json from every record (each cell's grades and checks so far)")
 	retire := fs.String("retire", "", "scenarios or cell keys (2.8.2-zk/kafkajs/seed), comma-separated, whose runs made at or before --before are set aside (listed with --why in <results>/retired.json)")
 	fs.StringVar(&u.Retire.Before, "before", "", "with --retire: the last kconform commit whose runs are set aside")
+	fs.StringVar(&u.Retire.Since, "since", "", "with --retire: only runs made at this commit or after it (a defect's window)")
 	fs.StringVar(&u.Retire.Why, "why", "", "with --retire: why those runs no longer count")
 	if err := cli.Parse(fs, args); err != nil {
 		return err

@@ -53,8 +53,10 @@ func TestPublishedRecordsCarryTheirEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range ex {
+		// Another release's cell (NAME@VERSION) is a bisection's probe:
+		// its page says why it came out as it did.
 		for _, g := range e.Grades {
-			if g != verify.Pass && g != verify.NotApplicable && e.Why == "" {
+			if g != verify.Pass && g != verify.NotApplicable && e.Why == "" && !strings.Contains(e.Client, "@") {
 				t.Errorf("expectation of %s/%s/%s-%s (%s): %s without a why", e.Client, e.Scenario, e.Kafka, e.Mode, e.Timing, g)
 				break
 			}
