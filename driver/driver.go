@@ -304,7 +304,11 @@ func (d *Driver) Run(ctx context.Context, cfg producer.Config, settings map[stri
 		}
 		defer stdin.Close()
 		cfg.Idle.Watch(func(idle bool) {
-			_, _ = io.WriteString(stdin, map[bool]string{true: "idle\n", false: "resume\n"}[idle])
+			command := "resume\n"
+			if idle {
+				command = "idle\n"
+			}
+			_, _ = io.WriteString(stdin, command)
 		})
 	}
 	tail := &tailWriter{w: logs}
