@@ -157,13 +157,28 @@ func IdleAcross(action history.Action) Effect {
 			}
 			xs := h.Exchanges()
 			var before *history.WireEvent
+			sent := map[int32]int64{} // each partition's last record handed over before the idle step
 			for _, y := range xs {
 				if q := y.Request; hasTopic(q, h.Topic) && q.Time.Before(idle.Time) {
 					before = q
+					for _, b := range q.Batches {
+						sent[b.Partition] = max(sent[b.Partition], b.LastCounter)
+					}
 				}
 			}
 			if before == nil {
 				return "the client sent no produce request before the application went idle", false
+			}
+			for _, y := range xs {
+				q := y.Request
+				if !hasTopic(q, h.Topic) || !q.Time.After(idle.Time) || !q.Time.Before(resume.Time) {
+					continue
+				}
+				for _, b := range q.Batches {
+					if b.Topic == h.Topic && b.FirstCounter > sent[b.Partition] {
+						return fmt.Sprintf("the application was not idle: partition %d's record %d went out %.1f s after the idle step", b.Partition, b.FirstCounter, q.Time.Sub(idle.Time).Seconds()), false
+					}
+				}
 			}
 			for _, y := range xs {
 				if q := y.Request; hasTopic(q, h.Topic) && q.Time.After(resume.Time) {

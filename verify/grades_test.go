@@ -430,3 +430,38 @@ func TestFailedBeforeNext(t *testing.T) {
 		t.Errorf("a broker's own error shown as the injected one: %s", r.Evidence)
 	}
 }
+
+// IdleAcross: shown when the client produced before the idle step, the
+// kill came while idle and a request went out after the resume; not when
+// the application sent new records while "idle", nor without a request
+// after the resume.
+func TestIdleAcross(t *testing.T) {
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	req := func(s int, id int32, first, last int64) []history.WireEvent {
+		return []history.WireEvent{
+			{Kind: history.ProduceRequest, Time: at(s), Conn: 1, Broker: 1, CorrelationID: id,
+				Batches: []history.WireBatch{{Topic: "t", Partition: 0, FirstCounter: first, LastCounter: last}}},
+			{Kind: history.ProduceResponse, Time: at(s).Add(time.Millisecond), Conn: 1, Broker: 1, CorrelationID: id,
+				Results: []history.ProduceResult{{Topic: "t", Partition: 0}}}}
+	}
+	faults := []history.Fault{{Time: at(2), Action: history.ActionIdle, Target: "application"},
+		{Time: at(5), Action: history.ActionKill, Target: "broker-1"}, {Time: at(30), Action: history.ActionStart, Target: "broker-1", Repair: true},
+		{Time: at(40), Action: history.ActionResume, Target: "application"}}
+	h := func(wire ...[]history.WireEvent) *history.History {
+		x := &history.History{Topic: "t", Faults: faults}
+		for _, w := range wire {
+			x.Wire = append(x.Wire, w...)
+		}
+		return x
+	}
+	e := IdleAcross(history.ActionKill)
+	if r := e.Prove(h(req(1, 1, 0, 9), req(41, 2, 10, 10))); !r.Shown {
+		t.Errorf("idle through the kill: not shown (%s)", r.Evidence)
+	}
+	if r := e.Prove(h(req(1, 1, 0, 9), req(3, 2, 10, 12), req(41, 3, 13, 13))); r.Shown || !strings.Contains(r.Evidence, "not idle") {
+		t.Errorf("new records while idle: shown or wrong evidence (%s)", r.Evidence)
+	}
+	if r := e.Prove(h(req(1, 1, 0, 9))); r.Shown {
+		t.Errorf("nothing after the resume: shown (%s)", r.Evidence)
+	}
+}
