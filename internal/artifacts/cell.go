@@ -117,5 +117,19 @@ func (f RunFolder) Cell() Cell {
 		return c
 	}
 	kafka, mode, _ := strings.Cut(f.KafkaMode, "-")
-	return Cell{Kafka: kafka, Mode: mode, Client: f.Client, Scenario: name}
+	client := f.Client
+	// Another release's folder is NAME_VERSION (safeFolder): NAME@VERSION.
+	if m := releaseFolder.FindStringSubmatch(client); m != nil {
+		client = m[1] + "@" + m[2]
+	}
+	// A run in real time (--real-time) names its folder so: its scenario
+	// is the name before it, run with the client's defaults.
+	if scenario, ok := strings.CutSuffix(name, "-real-time"); ok {
+		return Cell{Kafka: kafka, Mode: mode, Client: client, Scenario: scenario, ClientDefaults: true}
+	}
+	return Cell{Kafka: kafka, Mode: mode, Client: client, Scenario: name}
 }
+
+// releaseFolder is a client folder of another release: a built-in
+// client's name, an underscore for the @, and a version.
+var releaseFolder = regexp.MustCompile(`^([a-z][a-z0-9.-]*)_([0-9][0-9A-Za-z.+-]*)$`)
