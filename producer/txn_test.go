@@ -308,10 +308,27 @@ func TestHangingTransactionIsFound(t *testing.T) {
 // open, and the run passes.
 func TestTransactionalProducerStopped(t *testing.T) {
 	c := kfaketest.Cluster(t, 2)
-	var out bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	var out lockedBuffer
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if _, err := Run(ctx, Config{Brokers: c.ListenAddrs(), Topic: kfaketest.Topic, Partitions: 2, Rate: 300, RunID: "stop", TransactionalID: "kc-stop", TransactionSize: 7, AbortEvery: 3}, &out); err != nil {
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, Config{Brokers: c.ListenAddrs(), Topic: kfaketest.Topic, Partitions: 2, Rate: 300, RunID: "stop", TransactionalID: "kc-stop", TransactionSize: 7, AbortEvery: 3}, &out)
+		done <- err
+	}()
+	// Stopped once three transactions have ended, however slow the
+	// machine, and mid-way through the fourth.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		ended := bytes.Count(out.Bytes(), []byte(`"transaction_commit"`)) + bytes.Count(out.Bytes(), []byte(`"transaction_abort"`))
+		if ended >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("three transactions did not end in 30 s:\n%s", out.Bytes())
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
 	h, v := kfaketest.Judge(t, c, "stop", out.Bytes(), nil, nil)
