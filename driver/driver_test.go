@@ -3,6 +3,7 @@ package driver
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,10 +30,10 @@ func TestCommandDriverFollowsTheContract(t *testing.T) {
 	// Echo the arguments and environment back as events, then wait for
 	// SIGTERM and finish cleanly, as the contract asks.
 	path := script(t, `
-echo "{\"name\":\"startup_complete\",\"timestamp\":1}"
-echo "args: $*" >&2
-echo "{\"name\":\"producer_send_success\",\"timestamp\":2,\"topic\":\"$KCONFORM_TOPIC\",\"partition\":0,\"offset\":0,\"value\":\"kc:$KCONFORM_RUN_ID:0:0\"}"
 trap 'echo "{\"name\":\"shutdown_complete\",\"timestamp\":3}"; exit 0' TERM
+echo "args: $*" >&2
+echo "{\"name\":\"startup_complete\",\"timestamp\":1}"
+echo "{\"name\":\"producer_send_success\",\"timestamp\":2,\"topic\":\"$KCONFORM_TOPIC\",\"partition\":0,\"offset\":0,\"value\":\"kc:$KCONFORM_RUN_ID:0:0\"}"
 while :; do sleep 0.1; done
 `)
 	d, err := Lookup(path + " --extra-flag")
@@ -43,9 +44,12 @@ while :; do sleep 0.1; done
 		t.Fatal(err)
 	}
 	var out, logs bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	// Stopped once it has told its acknowledgement, however slow the
+	// machine: its trap is set and its arguments logged by then.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := d.Run(ctx, cfg, map[string]string{"linger.ms": "5"}, &out, &logs); err != nil {
+	told := &firstWrite{w: &out, after: "producer_send_success", done: cancel}
+	if err := d.Run(ctx, cfg, map[string]string{"linger.ms": "5"}, told, &logs); err != nil {
 		t.Fatalf("run: %v (logs: %s)", err, logs.String())
 	}
 	for _, want := range []string{"--extra-flag", "--brokers 127.0.0.1:9", "--topic t", "--partitions 3", "--run-id r1", "--set linger.ms=5"} {
@@ -132,4 +136,20 @@ func TestSettingsPerFamily(t *testing.T) {
 	if s["retries"] == "0" || s["retries"] == "" || s["delivery.timeout.ms"] != "2147483647" {
 		t.Errorf("java settings must undo VerifiableProducer's retries=0 and never time out by default: %v", s)
 	}
+}
+
+// firstWrite passes writes on to w and calls done once a write holds
+// after.
+type firstWrite struct {
+	w     io.Writer
+	after string
+	done  func()
+}
+
+func (f *firstWrite) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if strings.Contains(string(p), f.after) {
+		f.done()
+	}
+	return n, err
 }
