@@ -34,7 +34,7 @@ var librdkafkaFamily = &Family{
 	Settings: librdkafkaSettings,
 	Compressed: []Timer{
 		{"topic.metadata.refresh.interval.ms", "1000", "300000", "the periodic topic metadata refresh, against minutes of outage"},
-		{"topic.metadata.refresh.fast.interval.ms", "100", "100 (250 before 1.9)", "the refresh interval while a leader is unknown"},
+		{"topic.metadata.refresh.fast.interval.ms", "100", "100 (250 before 2.3.0)", "the refresh interval while a leader is unknown"},
 		{"metadata.max.age.ms", "3000", "900000", "the age after which cached metadata is dropped, against minutes of outage"},
 		{"reconnect.backoff.ms", "50", "100", "the first pause before reconnecting to a broker"},
 		{"reconnect.backoff.max.ms", "200", "10000", "the longest pause before reconnecting, 1/120 of the real outage as 200 ms is 1/100 of the compressed one"},
