@@ -98,12 +98,14 @@ func TestHungDriverIsKilled(t *testing.T) {
 	old := StopGrace
 	t.Cleanup(func() { stopGrace = old })
 	stopGrace = 300 * time.Millisecond
-	path := script(t, `trap '' TERM; while :; do sleep 0.1; done`)
+	// It ignores SIGTERM from the moment it says it started: stopped
+	// then, however slow the machine is to start it.
+	path := script(t, `trap '' TERM; echo started; while :; do sleep 0.1; done`)
 	d, _ := Lookup(path)
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	start := time.Now()
-	err := d.Run(ctx, cfg, nil, &bytes.Buffer{}, &bytes.Buffer{})
+	err := d.Run(ctx, cfg, nil, &firstWrite{w: &bytes.Buffer{}, after: "started", done: cancel}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "did not stop") {
 		t.Fatalf("want a did-not-stop error, got %v", err)
 	}

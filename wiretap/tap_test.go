@@ -193,7 +193,10 @@ func TestTapBlackholeAndDelay(t *testing.T) {
 		time.Sleep(time.Second)
 		tap.Heal()
 	}()
-	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 400, Rate: 400, RequestTimeout: 2 * time.Second})
+	// The reference producer (one record in flight): franz-go's default
+	// pipelining may send a later batch first after a cut, a NON-STRICT
+	// finding of franz-go that a loaded machine makes likely, not the tap's.
+	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 400, Rate: 400, RequestTimeout: 2 * time.Second, OnePerPartition: true})
 	if len(h.Faults) < 4 {
 		t.Fatalf("faults recorded: %+v", h.Faults)
 	}
@@ -474,7 +477,8 @@ func TestTapCloseInFlight(t *testing.T) {
 		found := upstream != "" && tap.CloseInFlight(upstream, 4*time.Second)
 		caught <- found
 	}()
-	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 3000, Rate: 600, RequestTimeout: 3 * time.Second})
+	// The reference producer, as in TestTapBlackholeAndDelay.
+	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 3000, Rate: 600, RequestTimeout: 3 * time.Second, OnePerPartition: true})
 	if !<-caught {
 		t.Fatal("CloseInFlight found no produce request in flight on any broker")
 	}
