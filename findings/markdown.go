@@ -35,6 +35,9 @@ type Note struct {
 	// Known names the public issues the finding matches, or says that
 	// none was found and what was searched.
 	Known string `json:"known,omitempty"`
+	// Check, when set, narrows an owner note to the cells whose finding
+	// is of that check: one cell can show two findings of two owners.
+	Check string `json:"check,omitempty"`
 }
 
 // Ownership is the note that says whose finding r is, the one narrowed
@@ -43,10 +46,13 @@ func Ownership(r Record, notes []Note) (Note, bool) {
 	var best Note
 	found, rank := false, -1
 	for _, n := range notes {
-		if n.Owner == "" || !n.about(r) {
+		if n.Owner == "" || !n.about(r) || n.Check != "" && n.Check != r.Check {
 			continue
 		}
 		k := 0
+		if n.Check != "" {
+			k += 4
+		}
 		if n.Kafka != "" {
 			k += 2
 		}

@@ -44,3 +44,16 @@ func TestPropertiesAreReadAsStored(t *testing.T) {
 		t.Fatalf("reorders, not judged: %+v", x)
 	}
 }
+
+// An owner note narrowed to a check wins for a cell whose finding is of
+// that check, and is passed over for the cell's other findings.
+func TestOwnershipNarrowedToACheck(t *testing.T) {
+	notes := []Note{{Client: "c", Scenario: "s", Owner: "broker", Library: "Apache Kafka"},
+		{Client: "c", Scenario: "s", Check: "duplicate", Owner: "client", Library: "c"}}
+	if n, _ := Ownership(Record{Client: "c", Scenario: "s", Check: "duplicate"}, notes); n.Owner != "client" {
+		t.Errorf("a duplicate: owner %q, want client", n.Owner)
+	}
+	if n, _ := Ownership(Record{Client: "c", Scenario: "s", Check: "liveness"}, notes); n.Owner != "broker" {
+		t.Errorf("a stall: owner %q, want broker", n.Owner)
+	}
+}
