@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,5 +74,38 @@ func TestResultsRetireFlags(t *testing.T) {
 	}
 	if err := runResults(context.Background(), []string{"--results", dir, "--retire", "seed", "--before", "HEAD", "--why", "a test"}); err != nil {
 		t.Errorf("--retire with --before and --why on empty records: %v", err)
+	}
+}
+
+// A FAILED cell is published with whose code it is (shown by runs), the
+// public issue it matches or what was searched, and its rate with the
+// client's defaults over 3 runs or more: a maintainer reading it needs
+// nothing else.
+func TestEveryFailedCellHasItsOwnerItsKnownIssueAndADefaultsRate(t *testing.T) {
+	records, err := findings.Read("../../results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, err := findings.ReadNotes("../../results/" + findings.NotesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range records {
+		// A bisection's probe of another release is published on its
+		// bisection's page, with the owner of the release it was
+		// compared with.
+		if r.Grade != verify.Failed || strings.Contains(r.Client, "@") {
+			continue
+		}
+		n, ok := findings.Ownership(r, notes)
+		switch {
+		case !ok:
+			t.Errorf("%s: FAILED without a note saying whose code it is (results/notes.json: owner, library, title, shown, known)", r.Key())
+		case !slices.Contains([]string{"client", "broker", "both"}, n.Owner) || n.Library == "" || n.Title == "" || n.Shown == "" || n.Known == "":
+			t.Errorf("%s: its owner note lacks owner (client, broker or both), library, title, shown or known: %+v", r.Key(), n)
+		}
+		if d, ok := findings.DefaultsRecord(r, records); !ok || d.Runs < 3 {
+			t.Errorf("%s: FAILED, and not run 3 times with the client's defaults (kconform matrix --real-time --repeat 3)", r.Key())
+		}
 	}
 }
