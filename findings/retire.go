@@ -58,15 +58,7 @@ func (x Retirement) made(run Run) (bool, error) {
 		// a fix landed after Before; it is set aside with the old ones.
 		return true, nil
 	}
-	err := exec.Command("git", "merge-base", "--is-ancestor", commit, x.Before).Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return true, nil
-	case errors.As(err, &exit) && exit.ExitCode() == 1:
-		return false, nil
-	}
-	return false, fmt.Errorf("is %s before %s (git merge-base): %w", commit, x.Before, err)
+	return isAncestor(commit, x.Before)
 }
 
 // window tells whether run was made at or before Before and, with Since,
@@ -80,7 +72,13 @@ func (x Retirement) window(run Run) (bool, error) {
 	if commit == "" {
 		return false, nil // older than any commit Since can name
 	}
-	err = exec.Command("git", "merge-base", "--is-ancestor", x.Since, commit).Run()
+	return isAncestor(x.Since, commit)
+}
+
+// isAncestor tells whether commit a is b or an ancestor of it (git
+// merge-base --is-ancestor).
+func isAncestor(a, b string) (bool, error) {
+	err := exec.Command("git", "merge-base", "--is-ancestor", a, b).Run()
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
@@ -88,7 +86,7 @@ func (x Retirement) window(run Run) (bool, error) {
 	case errors.As(err, &exit) && exit.ExitCode() == 1:
 		return false, nil
 	}
-	return false, fmt.Errorf("is %s after %s (git merge-base): %w", commit, x.Since, err)
+	return false, fmt.Errorf("is %s at or before %s (git merge-base): %w", a, b, err)
 }
 
 // Retire sets aside the runs of the records under dir that x names: they
