@@ -3,7 +3,6 @@ package verify
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -132,7 +131,9 @@ func ProducingAcross(action history.Action) Effect {
 // IdleAcross: the application had produced before it went idle (an
 // "idle" step), an action hit while it was idle, and it produced again
 // after it resumed: the outage met a producer with nothing to send, as
-// librdkafka #3584's did, not one that kept sending through it.
+// librdkafka #3584's did, not one that kept sending through it. Records
+// handed over before the idle step may still go out until the action
+// hits; a record first sent after it, before the resume, was not.
 func IdleAcross(action history.Action) Effect {
 	return Effect{
 		Requirement: fmt.Sprintf("the client produced before the application went idle, %q hit while it was idle, and the client produced again after it resumed", action),
@@ -149,18 +150,26 @@ func IdleAcross(action history.Action) Effect {
 			if idle == nil || resume == nil {
 				return "the application never went idle and resumed", false
 			}
-			hit := slices.ContainsFunc(hits(h, action), func(x hit) bool {
-				return x.fault.Time.After(idle.Time) && x.fault.Time.Before(resume.Time)
-			})
-			if !hit {
+			// The first action that hit while idle: records handed over
+			// before the idle step may still go out until then (the
+			// schedule waits for them to settle), and nothing new after.
+			var struck *history.Fault
+			for _, x := range hits(h, action) {
+				if f := x.fault; f.Time.After(idle.Time) && f.Time.Before(resume.Time) && (struck == nil || f.Time.Before(struck.Time)) {
+					struck = &f
+				}
+			}
+			if struck == nil {
 				return fmt.Sprintf("no %q while the application was idle", action), false
 			}
 			xs := h.Exchanges()
 			var before *history.WireEvent
-			sent := map[int32]int64{} // each partition's last record handed over before the idle step
+			sent := map[int32]int64{} // each partition's last record out before the action hit
 			for _, y := range xs {
-				if q := y.Request; hasTopic(q, h.Topic) && q.Time.Before(idle.Time) {
-					before = q
+				if q := y.Request; hasTopic(q, h.Topic) && q.Time.Before(struck.Time) {
+					if q.Time.Before(idle.Time) {
+						before = q
+					}
 					for _, b := range q.Batches {
 						sent[b.Partition] = max(sent[b.Partition], b.LastCounter)
 					}
@@ -171,12 +180,12 @@ func IdleAcross(action history.Action) Effect {
 			}
 			for _, y := range xs {
 				q := y.Request
-				if !hasTopic(q, h.Topic) || !q.Time.After(idle.Time) || !q.Time.Before(resume.Time) {
+				if !hasTopic(q, h.Topic) || q.Time.Before(struck.Time) || !q.Time.Before(resume.Time) {
 					continue
 				}
 				for _, b := range q.Batches {
 					if b.Topic == h.Topic && b.FirstCounter > sent[b.Partition] {
-						return fmt.Sprintf("the application was not idle: partition %d's record %d went out %.1f s after the idle step", b.Partition, b.FirstCounter, q.Time.Sub(idle.Time).Seconds()), false
+						return fmt.Sprintf("the application was not idle: partition %d's record %d first went out %.1f s after %q, while the application was idle", b.Partition, b.FirstCounter, q.Time.Sub(struck.Time).Seconds(), struck.String()), false
 					}
 				}
 			}

@@ -432,9 +432,10 @@ func TestFailedBeforeNext(t *testing.T) {
 }
 
 // IdleAcross: shown when the client produced before the idle step, the
-// kill came while idle and a request went out after the resume; not when
-// the application sent new records while "idle", nor without a request
-// after the resume.
+// kill came while idle and a request went out after the resume (records
+// under way may go out before the kill, and be retried after it); not
+// when new records went out while the cluster was down, nor without a
+// request after the resume.
 func TestIdleAcross(t *testing.T) {
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	req := func(s int, id int32, first, last int64) []history.WireEvent {
@@ -458,8 +459,14 @@ func TestIdleAcross(t *testing.T) {
 	if r := e.Prove(h(req(1, 1, 0, 9), req(41, 2, 10, 10))); !r.Shown {
 		t.Errorf("idle through the kill: not shown (%s)", r.Evidence)
 	}
-	if r := e.Prove(h(req(1, 1, 0, 9), req(3, 2, 10, 12), req(41, 3, 13, 13))); r.Shown || !strings.Contains(r.Evidence, "not idle") {
-		t.Errorf("new records while idle: shown or wrong evidence (%s)", r.Evidence)
+	if r := e.Prove(h(req(1, 1, 0, 9), req(3, 2, 10, 12), req(41, 3, 13, 13))); !r.Shown {
+		t.Errorf("records handed over before the idle step, out before the kill: not shown (%s)", r.Evidence)
+	}
+	if r := e.Prove(h(req(1, 1, 0, 9), req(10, 2, 10, 12), req(41, 3, 13, 13))); r.Shown || !strings.Contains(r.Evidence, "not idle") {
+		t.Errorf("new records while idle and the cluster down: shown or wrong evidence (%s)", r.Evidence)
+	}
+	if r := e.Prove(h(req(1, 1, 0, 9), req(10, 2, 5, 9), req(41, 3, 10, 10))); !r.Shown {
+		t.Errorf("a retry of records sent before the kill: not shown (%s)", r.Evidence)
 	}
 	if r := e.Prove(h(req(1, 1, 0, 9))); r.Shown {
 		t.Errorf("nothing after the resume: shown (%s)", r.Evidence)
