@@ -92,16 +92,17 @@ func (c Config) Transactional() bool { return c.TransactionalID != "" }
 
 // ExtraSettings lists the settings Config.Extra takes, with what they set.
 var ExtraSettings = map[string]string{
-	"metadata.max.age.ms":    "kgo.MetadataMaxAge",
-	"metadata.min.age.ms":    "kgo.MetadataMinAge",
-	"retry.backoff.ms":       "kgo.RetryBackoffFn (constant)",
-	"batch.max.bytes":        "kgo.ProducerBatchMaxBytes",
-	"compression":            "kgo.ProducerBatchCompression: none, gzip, snappy, lz4 or zstd",
-	"conn.idle.timeout.ms":   "kgo.ConnIdleTimeout",
-	"dial.timeout.ms":        "kgo.DialTimeout",
-	"client.id":              "kgo.ClientID",
-	"log.level":              "kgo.WithLogger level for Config.Logs: error, warn, info (default) or debug",
-	"transaction.timeout.ms": "kgo.TransactionTimeout (transactional runs)",
+	"metadata.max.age.ms":         "kgo.MetadataMaxAge",
+	"metadata.min.age.ms":         "kgo.MetadataMinAge",
+	"retry.backoff.ms":            "kgo.RetryBackoffFn (constant)",
+	"batch.max.bytes":             "kgo.ProducerBatchMaxBytes",
+	"compression":                 "kgo.ProducerBatchCompression: none, gzip, snappy, lz4 or zstd",
+	"conn.idle.timeout.ms":        "kgo.ConnIdleTimeout",
+	"dial.timeout.ms":             "kgo.DialTimeout",
+	"client.id":                   "kgo.ClientID",
+	"log.level":                   "kgo.WithLogger level for Config.Logs: error, warn, info (default) or debug",
+	"transaction.timeout.ms":      "kgo.TransactionTimeout (transactional runs)",
+	"request.timeout.overhead.ms": "kgo.RequestTimeoutOverhead: how long past the request's own timeout the client waits for an answer",
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -185,17 +186,18 @@ func (c Config) options() ([]kgo.Opt, error) {
 		}
 		var opt kgo.Opt
 		switch k {
-		case "metadata.max.age.ms", "metadata.min.age.ms", "retry.backoff.ms", "conn.idle.timeout.ms", "dial.timeout.ms":
+		case "metadata.max.age.ms", "metadata.min.age.ms", "retry.backoff.ms", "conn.idle.timeout.ms", "dial.timeout.ms", "request.timeout.overhead.ms":
 			d, err := ms()
 			if err != nil {
 				return nil, err
 			}
 			opt = map[string]func(time.Duration) kgo.Opt{
-				"metadata.max.age.ms":  kgo.MetadataMaxAge,
-				"metadata.min.age.ms":  kgo.MetadataMinAge,
-				"retry.backoff.ms":     func(d time.Duration) kgo.Opt { return kgo.RetryBackoffFn(func(int) time.Duration { return d }) },
-				"conn.idle.timeout.ms": kgo.ConnIdleTimeout,
-				"dial.timeout.ms":      kgo.DialTimeout,
+				"metadata.max.age.ms":         kgo.MetadataMaxAge,
+				"metadata.min.age.ms":         kgo.MetadataMinAge,
+				"retry.backoff.ms":            func(d time.Duration) kgo.Opt { return kgo.RetryBackoffFn(func(int) time.Duration { return d }) },
+				"conn.idle.timeout.ms":        kgo.ConnIdleTimeout,
+				"dial.timeout.ms":             kgo.DialTimeout,
+				"request.timeout.overhead.ms": kgo.RequestTimeoutOverhead,
 			}[k](d)
 		case "batch.max.bytes":
 			n, err := strconv.Atoi(v)

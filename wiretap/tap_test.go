@@ -478,7 +478,9 @@ func TestTapCloseInFlight(t *testing.T) {
 		caught <- found
 	}()
 	// The reference producer, as in TestTapBlackholeAndDelay.
-	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 3000, Rate: 600, RequestTimeout: 3 * time.Second, OnePerPartition: true})
+	// One record in flight and every answer 30 ms late: about 30 records
+	// a second, so 150 last the 5 s.
+	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 150, Rate: 600, RequestTimeout: 3 * time.Second, OnePerPartition: true})
 	if !<-caught {
 		t.Fatal("CloseInFlight found no produce request in flight on any broker")
 	}

@@ -26,8 +26,10 @@ import (
 func TestTapHoldPastEndTxn(t *testing.T) {
 	c, tap := tapped(t, 1)
 	tap.HoldPastEndTxn(kfaketest.Topic, 0)
+	// The client gives up on the held request 1 s past its 1 s timeout,
+	// not kgo's default 10 s past it.
 	h, v := produceThrough(t, c, tap, producer.Config{Partitions: 1, Count: 30, Rate: 100, RequestTimeout: time.Second,
-		TransactionalID: "kc-hold", TransactionSize: 10})
+		TransactionalID: "kc-hold", TransactionSize: 10, Extra: map[string]string{"request.timeout.overhead.ms": "1000"}})
 	t.Logf("verdict: %s", v.Paragraph)
 	var held, fwd *history.Fault
 	for i, f := range h.Faults {
@@ -94,14 +96,14 @@ func TestForwardedAfterAbortNeedsTheAbort(t *testing.T) {
 // so the producer is not held forever, and the effect does not show.
 func TestTapHoldAllPastEndTxnBound(t *testing.T) {
 	_, tap := tapped(t, 1)
-	tap.HoldAllPastEndTxn(kfaketest.Topic, 0, 13*time.Second)
-	runHeld(t, tap, 15*time.Second)
+	tap.HoldAllPastEndTxn(kfaketest.Topic, 0, 5*time.Second)
+	runHeld(t, tap, 7*time.Second)
 	holds, fwds := heldAndForwarded(t, tap)
 	if len(holds) < 2 {
 		t.Errorf("want the request and its retries held, got %v", holds)
 	}
 	for _, f := range fwds {
-		if !strings.Contains(f.Detail, "not answered within 13s") {
+		if !strings.Contains(f.Detail, "not answered within 5s") {
 			t.Errorf("passed on before the bound: %v", f)
 		}
 	}
@@ -115,7 +117,10 @@ func TestTapHoldAllPastEndTxnBound(t *testing.T) {
 func runHeld(t *testing.T, tap *Tap, d time.Duration) {
 	t.Helper()
 	cfg := producer.Config{Brokers: tap.Addrs(), Topic: kfaketest.Topic, RunID: "tap", Partitions: 1, Rate: 100,
-		RequestTimeout: time.Second, TransactionalID: "kc-hold-all", TransactionSize: 10}
+		RequestTimeout: time.Second, TransactionalID: "kc-hold-all", TransactionSize: 10,
+		// A retry every 2 s (the 1 s timeout and 1 s more), so the bound
+		// sees the request and its retries held.
+		Extra: map[string]string{"request.timeout.overhead.ms": "1000"}}
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	if _, err := producer.Run(ctx, cfg, io.Discard); err != nil {
