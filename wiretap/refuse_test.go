@@ -270,8 +270,12 @@ func TestTapCoordinatorDownIsRefusedAndRecovered(t *testing.T) {
 	var v *verify.Verdict
 	go func() {
 		defer close(done)
+		// kgo tries a request 20 times: at 500 ms apart (not the tap
+		// tests' 50 ms) its tries outlast the second away, however slow
+		// a loaded machine makes kfake's restart, as kgo's own growing
+		// backoff does against a real broker.
 		h, v = produceThrough(t, c, tap, producer.Config{Partitions: 2, Count: 600, Rate: 150, RequestTimeout: 5 * time.Second,
-			TransactionalID: txnID, TransactionSize: 10, AbortEvery: 3})
+			TransactionalID: txnID, TransactionSize: 10, AbortEvery: 3, Extra: map[string]string{"retry.backoff.ms": "500"}})
 	}()
 	time.Sleep(time.Second)
 	node := c.CoordinatorFor(txnID)
