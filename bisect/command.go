@@ -279,7 +279,8 @@ func conditions(c matrix.Cell) string {
 
 // MatrixRunner runs probes as kconform run does (matrix.Run), each run in
 // a folder of its own under Root (<release>/run<i>), and files each run
-// in Results as any run (matrix.File): ordinary records.
+// in Results as any run (matrix.File): ordinary records, each keeping its
+// history, passes included, since a release is called good on them.
 type MatrixRunner struct {
 	Cell matrix.Cell
 	Axis Axis
@@ -310,7 +311,7 @@ func (m *MatrixRunner) Run(ctx context.Context, release string, run int) (matrix
 	}
 	if m.Results != "" {
 		m.mu.Lock()
-		err = matrix.File(outs, matrix.Filing{Root: root, Results: m.Results, Expectations: m.Expectations, Progress: m.Progress})
+		err = matrix.File(outs, matrix.Filing{Root: root, Results: m.Results, Expectations: m.Expectations, KeepEvery: true, Progress: m.Progress})
 		m.mu.Unlock()
 		if err != nil && !errors.Is(err, matrix.ErrUnexpected) {
 			return outs[0], err

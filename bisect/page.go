@@ -112,7 +112,7 @@ func (r *Result) WritePage(w io.Writer, s Setup) error {
 		}
 		p("| %s | %s | %s | %s |\n", rel[i], cell(verdict), pr.Rate(), cell(strings.Join(runs, "<br>")))
 	}
-	p("\nEach run's verdict line and artifacts folder (its record is in the results folder's cells, as any run's):\n\n")
+	p("\nEach run's verdict line and artifacts folder (its record is in the results folder's cells, as any run's, and its history, passes included, in its evidence):\n\n")
 	for _, pr := range r.Probes {
 		if pr == nil {
 			continue

@@ -326,3 +326,40 @@ func TestRerecord(t *testing.T) {
 		t.Fatalf("record after the rejudgement: %+v", r)
 	}
 }
+
+// TestKeepEvery: a passing run keeps no history unless imported with
+// KeepEvery (a bisection's probe), and a run filed without one keeps it
+// when it is imported again that way.
+func TestKeepEvery(t *testing.T) {
+	root := t.TempDir()
+	day := time.Date(2026, 12, 5, 10, 0, 0, 0, time.UTC)
+	put(t, root, "a/2.8.2-zk/c/freeze", artifacts.Run{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk", RunID: "p1", Started: day,
+		Timing: artifacts.TimingScenarioTimeouts}, verify.Verdict{Grade: verify.Pass})
+	dir := t.TempDir()
+	recs, err := Import(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir, recs); err != nil {
+		t.Fatal(err)
+	}
+	if recs, _ = Read(dir); recs[0].RunList[0].Evidence != "" {
+		t.Fatalf("a pass kept its history without KeepEvery: %+v", recs[0].RunList[0])
+	}
+	again, err := Import(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	KeepEvery(again)
+	if err := Write(dir, Merge(recs, again)); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ = Read(dir)
+	run := recs[0].RunList
+	if len(run) != 1 || run[0].Evidence == "" {
+		t.Fatalf("imported again with KeepEvery: %+v", run)
+	}
+	if _, err := os.Stat(filepath.Join(dir, run[0].Evidence)); err != nil {
+		t.Fatalf("the kept history: %v", err)
+	}
+}

@@ -95,6 +95,20 @@ type Run struct {
 	settings []artifacts.Setting
 	version  string
 	source   string
+	// every keeps the run's history whatever its grade (KeepEvery).
+	every bool
+}
+
+// KeepEvery makes the runs just imported into records keep their
+// histories whatever their grade, passes included: a bisection calls a
+// release good on runs that passed, and its page must be judged again
+// from them as a finding is.
+func KeepEvery(records []Record) {
+	for i := range records {
+		for j := range records[i].RunList {
+			records[i].RunList[j].every = true
+		}
+	}
 }
 
 // Keeps tells whether a run of this grade keeps its history as evidence:
@@ -454,8 +468,14 @@ func Merge(records, more []Record) []Record {
 		}
 		r := &out[i]
 		for _, run := range m.RunList {
-			if !slices.ContainsFunc(r.RunList, func(x Run) bool { return x.RunID == run.RunID }) {
+			j := slices.IndexFunc(r.RunList, func(x Run) bool { return x.RunID == run.RunID })
+			switch {
+			case j < 0:
 				r.RunList = append(r.RunList, run)
+			case r.RunList[j].Evidence == "" && run.source != "":
+				// A run filed before without its history: imported
+				// again, it may keep it now (KeepEvery).
+				r.RunList[j].source, r.RunList[j].every = run.source, run.every
 			}
 		}
 		if m.Settings != nil {
@@ -499,12 +519,13 @@ func (r *Record) tally() {
 }
 
 // Write saves each record as its own file under dir/cells, and the
-// history of each run just imported that did not pass under dir/evidence.
+// history of each run just imported that did not pass (or of every one,
+// KeepEvery) under dir/evidence.
 func Write(dir string, records []Record) error {
 	for _, r := range records {
 		for i := range r.RunList {
 			run := &r.RunList[i]
-			if run.source == "" || run.Evidence != "" || !Keeps(run.Grade) {
+			if run.source == "" || run.Evidence != "" || !(run.every || Keeps(run.Grade)) {
 				continue
 			}
 			rel := r.EvidencePath(*run)

@@ -18,6 +18,10 @@ type Upkeep struct {
 	// Imports are artifacts folders whose scenario runs are added to the
 	// records.
 	Imports []string
+	// KeepEvery keeps the history of every imported run, passes
+	// included (a bisection's probes), not only of those that did not
+	// pass.
+	KeepEvery bool
 	// UpdateExpectations rewrites Dir's expectations from every record;
 	// Own tells which clients are kconform's own producers (Update).
 	UpdateExpectations bool
@@ -50,6 +54,9 @@ func (u Upkeep) Do() error {
 		more, err := Import(root)
 		if err != nil {
 			return err
+		}
+		if u.KeepEvery {
+			KeepEvery(more)
 		}
 		records = Merge(records, more)
 		fmt.Fprintf(u.Progress, "kconform results: %d cells from %s\n", len(more), root)

@@ -28,6 +28,10 @@ type Filing struct {
 	Update bool
 	// Strict: without an expectation, a NON-STRICT cell differs too.
 	Strict bool
+	// KeepEvery keeps the history of every run filed, passes included
+	// (findings.KeepEvery): a bisection's good probes are runs that
+	// passed.
+	KeepEvery bool
 	// Progress receives what was filed and every difference.
 	Progress io.Writer
 }
@@ -47,6 +51,9 @@ func File(outcomes []Outcome, f Filing) error {
 	mine, err := findings.ImportDirs(f.Root, dirs)
 	if err != nil {
 		return err
+	}
+	if f.KeepEvery {
+		findings.KeepEvery(mine)
 	}
 	merged := mine
 	if f.Results != "" {

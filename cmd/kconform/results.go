@@ -22,6 +22,7 @@ func runResults(ctx context.Context, args []string) error {
 	u := findings.Upkeep{Own: matrix.OwnProducer, Catalogue: catalogue(), Progress: os.Stderr}
 	fs.StringVar(&u.Dir, "results", "results", "folder of result records (cells/, expectations.json, notes.json)")
 	imports := fs.String("import", "", "artifacts folders whose scenario runs to add to the records, comma-separated")
+	fs.BoolVar(&u.KeepEvery, "keep-every-history", false, "with --import: keep the history of every run imported, passes too (a bisection's probes), not only of those that did not pass")
 	fs.StringVar(&u.Readme, "readme", "", "README to write the findings summary into (between its findings markers); the whole findings page goes to <results>/FINDINGS.md")
 	fs.BoolVar(&u.UpdateExpectations, "update-expectations", false, "rewrite <results>/expectations.json from every record (each cell's grades and checks so far)")
 	retire := fs.String("retire", "", "scenarios or cell keys (2.8.2-zk/kafkajs/seed), comma-separated, whose runs made at or before --before are set aside (listed with --why in <results>/retired.json)")
