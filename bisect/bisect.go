@@ -45,6 +45,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kconform/kconform/matrix"
 	"github.com/kconform/kconform/verify"
@@ -232,6 +233,19 @@ type Result struct {
 	// ends, unclear releases between Last and First, verdicts that do not
 	// fit one transition.
 	Notes []string
+	// Took is the bisection's wall time, from its first run to its last.
+	Took time.Duration
+}
+
+// RunCount is how many runs the bisection made, over every probe.
+func (r *Result) RunCount() int {
+	n := 0
+	for _, p := range r.Probes {
+		if p != nil {
+			n += len(p.Runs)
+		}
+	}
+	return n
 }
 
 // Bound is the probability that the answer is wrong when every release
@@ -287,6 +301,8 @@ func (s Search) Run(ctx context.Context) (*Result, error) {
 		return nil, errors.New("no releases to bisect")
 	}
 	r := &Result{Question: q, Probes: make([]*Probe, len(q.Releases)), Last: -1, First: -1}
+	start := time.Now()
+	defer func() { r.Took = time.Since(start).Round(time.Second) }()
 	r.K = MaxProbes(len(q.Releases), q.Jobs)
 	r.P = q.Rate
 	r.N = RunsFor(r.P, q.Miss, r.K, q.MinRuns, q.MaxRuns)

@@ -122,7 +122,8 @@ func TestMonotoneGoodToBad(t *testing.T) {
 	}
 	for _, want := range []string{"librdkafka 1.6.0 is the last release as it was (good, FAILED in 0 of 3 runs) and librdkafka 1.7.0 first shows the finding (bad, FAILED in 1 of 1 run)",
 		"https://github.com/confluentinc/librdkafka/compare/v1.6.0...v1.7.0", "https://github.com/confluentinc/librdkafka/blob/v1.7.0/CHANGELOG.md",
-		"| 1.11.0 | bad | FAILED in 3 of 3 runs |", "kconform bisect --driver librdkafka@1.0.0..1.11.0", "| 1.1.0 | not probed |"} {
+		"| 1.11.0 | bad | FAILED in 3 of 3 runs |", "kconform bisect --driver librdkafka@1.0.0..1.11.0", "| 1.1.0 | not probed |",
+		fmt.Sprintf("%d runs in ", r.RunCount()), "1 at a time (--jobs 1)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q:\n%s", want, page)
 		}

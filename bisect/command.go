@@ -89,6 +89,9 @@ func Command(ctx context.Context, args []string) error {
 	if res == nil {
 		return err
 	}
+	if err != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("the bisection stopped before its end (%v): the probes below are what it ran", err))
+	}
 	page := filepath.Join(*pages, *name+".md")
 	var b bytes.Buffer
 	if werr := res.WritePage(&b, Setup{Family: a.Family, Scenario: c.Scenario, Fixed: a.Fixed, Conditions: conditions(c), Source: a.Source,

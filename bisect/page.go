@@ -38,6 +38,9 @@ func (q Question) Finding() string {
 func (r *Result) Answer(family string) string {
 	rel := r.Question.Releases
 	if r.Last < 0 {
+		if len(r.Notes) == 0 {
+			return "No answer: the bisection ended without one."
+		}
 		return "No answer: " + strings.Join(r.Notes, "; ") + "."
 	}
 	last, first := r.Probes[r.Last], r.Probes[r.First]
@@ -121,6 +124,7 @@ func (r *Result) WritePage(w io.Writer, s Setup) error {
 			p("- %s run %d: %s (`%s`)\n", pr.Release, k+1, o.Line, o.Dir)
 		}
 	}
+	p("\n## Cost\n\n%d runs in %s of wall time, %d at a time (--jobs %d).\n", r.RunCount(), r.Took, q.Jobs, q.Jobs)
 	p("\n## Command\n\n```sh\n%s\n```\n", s.Command)
 	_, err := io.WriteString(w, b.String())
 	return err
