@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -364,5 +366,33 @@ func TestRangesAndRates(t *testing.T) {
 	}
 	if l := Changes(KafkaFamily, "3.5.2", "3.6.0", []string{"3.6.0"}); len(l) != 3 || l[2].URL != "https://archive.apache.org/dist/kafka/3.6.0/RELEASE_NOTES.html" || l[1].URL != "https://kafka.apache.org/documentation/#upgrade" {
 		t.Errorf("%v", l)
+	}
+}
+
+// TestWriteIndex: the index lists every page with its title and its
+// answer, and not itself.
+func TestWriteIndex(t *testing.T) {
+	dir := t.TempDir()
+	f := newFake(9, from(4, true))
+	r := f.search(t, Question{})
+	var b bytes.Buffer
+	if err := r.WritePage(&b, Setup{Family: "librdkafka", Scenario: "seed", Command: "kconform bisect"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "librdkafka_seed.md"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := WriteIndex(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	index, err := os.ReadFile(filepath.Join(dir, IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("- [librdkafka in seed, %s to %s](librdkafka_seed.md): %s\n", r.Question.Releases[0], r.Question.Releases[len(r.Question.Releases)-1], r.Answer("librdkafka"))
+	if !strings.Contains(string(index), want) || strings.Contains(string(index), IndexFile+")") {
+		t.Fatalf("index:\n%s\nwant the line %q", index, want)
 	}
 }

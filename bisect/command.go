@@ -104,6 +104,9 @@ func Command(ctx context.Context, args []string) error {
 	if werr := os.WriteFile(page, b.Bytes(), 0o644); werr != nil {
 		return werr
 	}
+	if werr := WriteIndex(*pages); werr != nil {
+		return werr
+	}
 	fmt.Println(res.Answer(a.Family))
 	fmt.Fprintf(os.Stderr, "kconform bisect: the page is %s\n", page)
 	return err
