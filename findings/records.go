@@ -542,7 +542,13 @@ func Write(dir string, records []Record) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		// Written beside and renamed: a reader (another kconform filing
+		// its runs, a test) never sees half a record.
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, path); err != nil {
 			return err
 		}
 	}
