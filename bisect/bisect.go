@@ -348,7 +348,6 @@ func (s Search) Run(ctx context.Context) (*Result, error) {
 		}
 		return r, nil
 	case a.Verdict == b.Verdict:
-		r.Notes = append(r.Notes, fmt.Sprintf("both ends are %s (%s: %s; %s: %s): the range holds no transition to bisect", a.Verdict, a.Release, a.Rate(), b.Release, b.Rate()))
 		return r, nil
 	}
 	r.Direction = "regression"

@@ -40,6 +40,15 @@ func (q Question) Finding() string {
 func (r *Result) Answer(family string) string {
 	rel := r.Question.Releases
 	if r.Last < 0 {
+		n := len(r.Probes)
+		if a, b := r.Probes[0], r.Probes[n-1]; n > 1 && a != nil && b != nil && a.Verdict == b.Verdict && (a.Verdict == Bad || a.Verdict == Good) {
+			what := "Both ends show the finding"
+			if a.Verdict == Good {
+				what = "Neither end shows the finding"
+			}
+			return fmt.Sprintf("%s: %s %s (%s, %s) and %s %s (%s, %s); the range holds no release where it starts or stops, so there is nothing to bisect.",
+				what, family, a.Release, a.Verdict, a.Rate(), family, b.Release, b.Verdict, b.Rate())
+		}
 		if len(r.Notes) == 0 {
 			return "No answer: the bisection ended without one."
 		}
