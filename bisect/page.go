@@ -86,11 +86,13 @@ func (r *Result) WritePage(w io.Writer, s Setup) error {
 	p(". %d runs make a probe good for a finding shown at rate %.2f or more (assumed: %.2f) with at most %d probes that could miss it and a wrong answer at most %.0f%% likely; ", r.N, r.P, q.Rate, r.K, 100*q.Miss)
 	p("if every release that has it shows it in one run of 2, of 3 or of 5, the answer is wrong with probability at most %s, %s or %s.\n\n", pct(r.Bound(0.5)), pct(r.Bound(1.0/3)), pct(r.Bound(0.2)))
 	p("## Answer\n\n%s\n\n", r.Answer(s.Family))
-	for _, n := range r.Notes {
-		p("- %s\n", n)
-	}
-	if len(r.Notes) > 0 {
-		p("\n")
+	if r.Last >= 0 { // without an answer, the answer is the notes
+		for _, n := range r.Notes {
+			p("- %s\n", n)
+		}
+		if len(r.Notes) > 0 {
+			p("\n")
+		}
 	}
 	if r.Last >= 0 {
 		a, z := rel[min(r.Last, r.First)], rel[max(r.Last, r.First)]
