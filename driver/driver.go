@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kconform/kconform/internal/filelock"
 	"github.com/kconform/kconform/producer"
 )
 
@@ -197,7 +198,7 @@ func (d *Driver) Prepare(ctx context.Context, progress io.Writer) error {
 	// Two kconform processes on one machine (matrix shards) must not
 	// build or install the same driver at once: the second waits, then
 	// finds the first one's work done.
-	unlock, err := lockFile(ctx, filepath.Join(CacheDir(), "prepare-"+d.Name+".lock"), progress)
+	unlock, err := filelock.Lock(ctx, filepath.Join(CacheDir(), "prepare-"+d.Name+".lock"), progress)
 	if err != nil {
 		return fmt.Errorf("driver %s: %w", d.Name, err)
 	}

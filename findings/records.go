@@ -266,6 +266,11 @@ func firstFinding(v *verify.Verdict) *Finding {
 // one stored (or has none stored) gets the new one too. The kept history
 // stays, to be judged again. It returns how many runs it rewrote.
 func Rerecord(dir string, runs []Rejudged) (int, error) {
+	unlock, err := Lock(dir, io.Discard)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
 	records, err := Read(dir)
 	if err != nil {
 		return 0, err

@@ -1,9 +1,12 @@
 package findings
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
+
+	"github.com/kconform/kconform/internal/filelock"
 )
 
 // ExpectationsFile is the expectations' file in a results folder.
@@ -37,8 +40,25 @@ type Upkeep struct {
 	Progress io.Writer
 }
 
+// LockFile is the file in a results folder that a kconform process holds
+// while it reads, merges and writes the records: two processes filing runs
+// into one folder (a bisection and an import) would otherwise each write
+// back what they read, and the later would undo the earlier.
+const LockFile = ".kconform.lock"
+
+// Lock holds dir's records for this process until the returned release,
+// waiting (and saying so on progress) while another holds them.
+func Lock(dir string, progress io.Writer) (func(), error) {
+	return filelock.Lock(context.Background(), filepath.Join(dir, LockFile), progress)
+}
+
 // Do keeps the records as u says.
 func (u Upkeep) Do() error {
+	unlock, err := Lock(u.Dir, u.Progress)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if len(u.Retire.Cells) > 0 {
 		gone, err := Retire(u.Dir, u.Retire)
 		if err != nil {

@@ -57,6 +57,11 @@ func File(outcomes []Outcome, f Filing) error {
 	}
 	merged := mine
 	if f.Results != "" {
+		unlock, err := findings.Lock(f.Results, f.Progress)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 		old, err := findings.Read(f.Results)
 		if err != nil {
 			return err

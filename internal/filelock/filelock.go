@@ -1,4 +1,7 @@
-package driver
+// Package filelock holds an exclusive lock on a file between kconform
+// processes: one installs a client release while another waits, one files
+// runs into a results folder while another waits.
+package filelock
 
 import (
 	"context"
@@ -11,10 +14,10 @@ import (
 	"time"
 )
 
-// lockFile takes an exclusive lock on path (created if missing), waiting
+// Lock takes an exclusive lock on path (created if missing), waiting
 // while another process holds it and saying so once, and returns its
 // release. The kernel drops the lock when a holder dies.
-func lockFile(ctx context.Context, path string, progress io.Writer) (func(), error) {
+func Lock(ctx context.Context, path string, progress io.Writer) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}

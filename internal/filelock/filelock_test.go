@@ -1,4 +1,4 @@
-package driver
+package filelock
 
 import (
 	"context"
@@ -11,18 +11,18 @@ import (
 // TestLockFileWaits: a second holder waits until the first releases.
 func TestLockFileWaits(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.lock")
-	unlock, err := lockFile(context.Background(), path, io.Discard)
+	unlock, err := Lock(context.Background(), path, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	if _, err := lockFile(ctx, path, io.Discard); err == nil {
+	if _, err := Lock(ctx, path, io.Discard); err == nil {
 		t.Fatal("a held lock was taken again")
 	}
 	released := make(chan struct{})
 	go func() { time.Sleep(100 * time.Millisecond); unlock(); close(released) }()
-	again, err := lockFile(context.Background(), path, io.Discard)
+	again, err := Lock(context.Background(), path, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
