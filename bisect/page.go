@@ -94,8 +94,6 @@ func (r *Result) WritePage(w io.Writer, s Setup) error {
 		if len(r.Notes) > 0 {
 			p("\n")
 		}
-	}
-	if r.Last >= 0 {
 		a, z := rel[min(r.Last, r.First)], rel[max(r.Last, r.First)]
 		var newer []string
 		for i := min(r.Last, r.First) + 1; i <= max(r.Last, r.First); i++ {
