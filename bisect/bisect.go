@@ -411,12 +411,14 @@ func badEnd(a, b *Probe) *Probe {
 	return nil
 }
 
-// round probes the releases at idx at once, each until its verdict is
-// clear for r.N runs (the ends: until they have r.N judged runs).
+// round probes the releases at idx, q.Jobs at once (the two ends too:
+// --jobs 1 means one cluster at a time), each until its verdict is clear
+// for r.N runs (the ends: until they have r.N judged runs).
 func (s Search) round(ctx context.Context, q Question, r *Result, idx []int, end bool) error {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var first error
+	slots := make(chan struct{}, max(q.Jobs, 1))
 	for _, i := range idx {
 		if r.Probes[i] == nil {
 			r.Probes[i] = &Probe{Index: i, Release: q.Releases[i], End: end}
@@ -425,6 +427,8 @@ func (s Search) round(ctx context.Context, q Question, r *Result, idx []int, end
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
 			if err := s.probe(ctx, q, r.N, p); err != nil {
 				mu.Lock()
 				if first == nil {

@@ -279,6 +279,7 @@ func TestCancelled(t *testing.T) {
 // fewer rounds.
 func TestJobsProbeInParallel(t *testing.T) {
 	one := newFake(30, from(19, false))
+	one.delay = 5 * time.Millisecond // the ends too, one at a time
 	r1 := one.search(t, Question{})
 	three := newFake(30, from(19, false))
 	three.delay = 5 * time.Millisecond
