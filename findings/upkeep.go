@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/kconform/kconform/internal/filelock"
@@ -49,6 +50,11 @@ const LockFile = ".kconform.lock"
 // Lock holds dir's records for this process until the returned release,
 // waiting (and saying so on progress) while another holds them.
 func Lock(dir string, progress io.Writer) (func(), error) {
+	if _, err := os.Stat(dir); err != nil {
+		// No folder yet (the first import makes it) or a wrong path the
+		// command reports: nothing to hold, and no folder made for a lock.
+		return func() {}, nil
+	}
 	return filelock.Lock(context.Background(), filepath.Join(dir, LockFile), progress)
 }
 
