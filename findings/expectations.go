@@ -143,7 +143,7 @@ func Update(ex []Expectation, records []Record, own func(client string) bool) ([
 			switch {
 			case own(r.Client) && g == verify.Error:
 				refused = append(refused, fmt.Sprintf("%s: %d %s runs of kconform's own producer (a harness defect: fix its cause)", r.Key(), r.Grades[g], g))
-			case (i < 0 || ex[i].Why == "") && !strings.Contains(r.Client, "@"):
+			case (i < 0 || ex[i].Why == "") && !OtherRelease(r.Client):
 				// Another release's cell (NAME@VERSION) is a bisection's
 				// probe: its page says why each run counted as it did.
 				refused = append(refused, fmt.Sprintf("%s: %d %s runs and no why (add one to the cell's expectation, naming a note or a public issue)", r.Key(), r.Grades[g], g))

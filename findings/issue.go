@@ -43,7 +43,7 @@ func Issues(results, key string, judge Judge, cat Catalogue) ([]Issue, error) {
 		// Every FAILED cell of a built-in client; another release's cell
 		// (a bisection's probe) is reported by its bisection's page, or
 		// by naming its key.
-		if key != "" && r.Key() != key || key == "" && (r.Grade != verify.Failed || strings.Contains(r.Client, "@")) {
+		if key != "" && r.Key() != key || key == "" && (r.Grade != verify.Failed || OtherRelease(r.Client)) {
 			continue
 		}
 		run, ok := IssueRun(r)

@@ -116,7 +116,7 @@ func clientTable(records []Record, notes []Note, cat Catalogue) string {
 		// Another release of a client (NAME@VERSION, a bisection's
 		// probe) is shown across releases on the findings page, not as
 		// a client of its own here.
-		if strings.Contains(r.Client, "@") {
+		if OtherRelease(r.Client) {
 			continue
 		}
 		add(&clients, r.Client)

@@ -156,6 +156,12 @@ func (r *Record) Cell() artifacts.Cell {
 // settings a user added.
 func (r *Record) Key() string { return r.Cell().Key() }
 
+// OtherRelease tells whether a cell's client is another release of a
+// built-in client (NAME@VERSION), as bisections' probes are: such a cell is
+// published across releases and on its bisection's page, not as a client
+// of its own, and its page says why each run counted as it did.
+func OtherRelease(client string) bool { return strings.Contains(client, "@") }
+
 // file is where the record lives under a results folder.
 func (r *Record) file(dir string) string { return r.Cell().RecordFile(dir) }
 

@@ -45,7 +45,7 @@ func TestPublishedRecordsCarryTheirEvidence(t *testing.T) {
 		// A bisection's probe of another release (NAME@VERSION) is bad
 		// at its first run that shows the finding: its page gives that
 		// rule, and the release's rate where the bisection measured it.
-		if r.Grades[verify.Failed] > 0 && len(r.RunList) < 3 && !strings.Contains(r.Client, "@") {
+		if r.Grades[verify.Failed] > 0 && len(r.RunList) < 3 && !findings.OtherRelease(r.Client) {
 			t.Errorf("%s: FAILED from %d runs (%s); a finding is published with a rate over 3 or more", r.Key(), len(r.RunList), r.Timing)
 		}
 	}
@@ -57,7 +57,7 @@ func TestPublishedRecordsCarryTheirEvidence(t *testing.T) {
 		// Another release's cell (NAME@VERSION) is a bisection's probe:
 		// its page says why it came out as it did.
 		for _, g := range e.Grades {
-			if g != verify.Pass && g != verify.NotApplicable && e.Why == "" && !strings.Contains(e.Client, "@") {
+			if g != verify.Pass && g != verify.NotApplicable && e.Why == "" && !findings.OtherRelease(e.Client) {
 				t.Errorf("expectation of %s/%s/%s-%s (%s): %s without a why", e.Client, e.Scenario, e.Kafka, e.Mode, e.Timing, g)
 				break
 			}
@@ -94,7 +94,7 @@ func TestEveryFailedCellHasItsOwnerItsKnownIssueAndADefaultsRate(t *testing.T) {
 		// A bisection's probe of another release is published on its
 		// bisection's page, with the owner of the release it was
 		// compared with.
-		if r.Grade != verify.Failed || strings.Contains(r.Client, "@") {
+		if r.Grade != verify.Failed || findings.OtherRelease(r.Client) {
 			continue
 		}
 		n, ok := findings.Ownership(r, notes)
