@@ -2,6 +2,7 @@ package findings
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -362,4 +363,37 @@ func TestKeepEvery(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, run[0].Evidence)); err != nil {
 		t.Fatalf("the kept history: %v", err)
 	}
+}
+
+// Lock holds a results folder against a second holder, and makes no
+// folder for a path that does not exist.
+func TestLock(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	unlock, err := Lock(missing, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if _, err := os.Stat(missing); err == nil {
+		t.Fatal("Lock made a folder for a path that did not exist")
+	}
+	dir := t.TempDir()
+	unlock, err = Lock(dir, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := make(chan struct{})
+	go func() {
+		if again, err := Lock(dir, io.Discard); err == nil {
+			again()
+		}
+		close(second)
+	}()
+	select {
+	case <-second:
+		t.Fatal("a second holder got the lock while the first held it")
+	case <-time.After(300 * time.Millisecond):
+	}
+	unlock()
+	<-second
 }
