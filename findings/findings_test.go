@@ -363,6 +363,28 @@ func TestKeepEvery(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, run[0].Evidence)); err != nil {
 		t.Fatalf("the kept history: %v", err)
 	}
+	// A probe that could not run (its fault schedule failed) has no
+	// history: KeepEvery files it without one instead of failing the
+	// filing, as a bisection's run of 2.3.0 did.
+	failedRun := filepath.Join(t.TempDir(), "2.8.2-zk/c/freeze")
+	if err := os.MkdirAll(failedRun, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	meta := artifacts.Run{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk", RunID: "e1", Started: day.Add(time.Hour), Timing: artifacts.TimingScenarioTimeouts}
+	if err := meta.WriteFile(filepath.Join(failedRun, artifacts.RunFile)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(failedRun, artifacts.ErrorFile), []byte("fault schedule: chaos move-leaders: reassign: context deadline exceeded\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	errored, err := Import(filepath.Dir(filepath.Dir(filepath.Dir(failedRun))))
+	if err != nil || len(errored) != 1 || errored[0].RunList[0].Grade != verify.Error {
+		t.Fatalf("the run that could not run, imported: %+v, %v", errored, err)
+	}
+	KeepEvery(errored)
+	if err := Write(dir, Merge(recs, errored)); err != nil {
+		t.Fatalf("an ERROR run without a history, with KeepEvery: %v", err)
+	}
 }
 
 // Lock holds a results folder against a second holder, and makes no

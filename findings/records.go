@@ -121,6 +121,11 @@ func Keeps(g verify.Grade) bool {
 	return true
 }
 
+// judged tells whether a run of this grade was judged from a history: a
+// run that could not run (ERROR) or did not apply has none to keep, even
+// for KeepEvery.
+func judged(g verify.Grade) bool { return g != verify.Error && g != verify.NotApplicable }
+
 // EvidencePath is where a run's kept history lives under a results folder.
 func (r *Record) EvidencePath(run Run) string { return r.Cell().EvidenceFile(run.RunID) }
 
@@ -536,7 +541,7 @@ func Write(dir string, records []Record) error {
 	for _, r := range records {
 		for i := range r.RunList {
 			run := &r.RunList[i]
-			if run.source == "" || run.Evidence != "" || !(run.every || Keeps(run.Grade)) {
+			if run.source == "" || run.Evidence != "" || !(run.every && judged(run.Grade) || Keeps(run.Grade)) {
 				continue
 			}
 			rel := r.EvidencePath(*run)
