@@ -181,14 +181,25 @@ func (p *Probe) Grades() map[verify.Grade]int {
 	return m
 }
 
-// Rate is the probe's rate in the one rate notation (verify.Rate):
-// "FAILED in 1 of 3 runs (1 INCONCLUSIVE)".
+// Rate is the probe's rate of the finding it is asked about: "shows it
+// in 1 of 3 judged runs; 2 more could not be judged". A grade's rate
+// (verify.Rate) would count a run FAILED on another finding with the
+// runs that show this one, and read "good, FAILED in 1 of 4 runs".
 func (p *Probe) Rate() string {
-	g := verify.Failed
-	if p.Count(ShowsFinding) > 0 && p.Grades()[verify.Failed] == 0 {
-		g = verify.NonStrict
+	return showsIn(p.Count(ShowsFinding), p.Count(ShowsFinding)+p.Count(NoFinding), p.Count(Unjudged)+p.Count(NotApplies))
+}
+
+// showsIn is a finding's rate over judged runs, with the runs that could
+// not judge it.
+func showsIn(shows, judged, unjudged int) string {
+	s := fmt.Sprintf("shows it in %d of %d judged run", shows, judged)
+	if judged != 1 {
+		s += "s"
 	}
-	return verify.Rate(g, p.Grades())
+	if unjudged > 0 {
+		s += fmt.Sprintf("; %d more could not be judged", unjudged)
+	}
+	return s
 }
 
 // judge sets the probe's verdict for n runs, or leaves it pending.
@@ -318,13 +329,13 @@ func (s Search) Run(ctx context.Context) (*Result, error) {
 	a, b := r.Probes[lo], r.Probes[hi]
 	if bad := badEnd(a, b); bad != nil {
 		bad.Verdict = Bad
-		r.Measured = verify.Rate(verify.Failed, map[verify.Grade]int{verify.Failed: bad.Count(ShowsFinding), verify.Pass: bad.Count(NoFinding)})
+		r.Measured = showsIn(bad.Count(ShowsFinding), bad.Count(ShowsFinding)+bad.Count(NoFinding), 0)
 		measured := float64(bad.Count(ShowsFinding)) / float64(bad.Count(ShowsFinding)+bad.Count(NoFinding))
 		if measured < r.P {
 			r.P = measured
 			if n := RunsFor(r.P, q.Miss, r.K, q.MinRuns, q.MaxRuns); n > r.N && len(ends) == 2 {
 				r.N = n
-				fmt.Fprintf(s.Progress, "kconform bisect: %s shows the finding in %s: each probe now needs %d judged runs without it\n", bad.Release, r.Measured, n)
+				fmt.Fprintf(s.Progress, "kconform bisect: %s %s: each probe now needs %d judged runs without it\n", bad.Release, r.Measured, n)
 				good := lo
 				if bad == a {
 					good = hi

@@ -105,7 +105,7 @@ func TestMonotoneGoodToBad(t *testing.T) {
 		switch {
 		case p == nil:
 		case i == 11:
-			if len(p.Runs) != 3 || p.Rate() != "FAILED in 3 of 3 runs" {
+			if len(p.Runs) != 3 || p.Rate() != "shows it in 3 of 3 judged runs" {
 				t.Errorf("bad end: %d runs, %s; want its rate measured in 3", len(p.Runs), p.Rate())
 			}
 		case p.Verdict == Bad && len(p.Runs) != 1:
@@ -122,9 +122,9 @@ func TestMonotoneGoodToBad(t *testing.T) {
 	if m := regexp.MustCompile(`\b\d+/\d+\b`).FindString(regexp.MustCompile("(?s)```.*?```|`[^`]*`|\\(http[^)]*\\)").ReplaceAllString(page, "")); m != "" {
 		t.Errorf("the page counts %q without the grade it counts (verify.Rate):\n%s", m, page)
 	}
-	for _, want := range []string{"librdkafka 1.6.0 is the last release as it was (good, FAILED in 0 of 3 runs) and librdkafka 1.7.0 first shows the finding (bad, FAILED in 1 of 1 run)",
+	for _, want := range []string{"librdkafka 1.6.0 is the last release as it was (good: shows it in 0 of 3 judged runs) and librdkafka 1.7.0 first shows the finding (bad: shows it in 1 of 1 judged run)",
 		"https://github.com/confluentinc/librdkafka/compare/v1.6.0...v1.7.0", "https://github.com/confluentinc/librdkafka/blob/v1.7.0/CHANGELOG.md",
-		"| 1.11.0 | bad | FAILED in 3 of 3 runs |", "kconform bisect --driver librdkafka@1.0.0..1.11.0", "| 1.1.0 | not probed |",
+		"| 1.11.0 | bad | shows it in 3 of 3 judged runs |", "kconform bisect --driver librdkafka@1.0.0..1.11.0", "| 1.1.0 | not probed |",
 		fmt.Sprintf("%d runs in ", r.RunCount()), "1 at a time (--jobs 1)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q:\n%s", want, page)
@@ -157,7 +157,7 @@ func TestFlakyOneInThree(t *testing.T) {
 	if r.N != want || want <= 3 {
 		t.Fatalf("n = %d, want %d for rate 1/3", r.N, want)
 	}
-	if r.Measured != "FAILED in 1 of 3 runs" {
+	if r.Measured != "shows it in 1 of 3 judged runs" {
 		t.Errorf("measured %q", r.Measured)
 	}
 	for _, p := range r.Probes {
@@ -207,7 +207,7 @@ func RunsBound(n int, p float64) float64 {
 func TestRangeOfOne(t *testing.T) {
 	f := newFake(1, from(0, false))
 	r := f.search(t, Question{})
-	if r.Last != -1 || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "a range of one release: 1.0.0 is bad (FAILED in 3 of 3 runs)") {
+	if r.Last != -1 || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "a range of one release: 1.0.0 is bad (shows it in 3 of 3 judged runs)") {
 		t.Fatalf("%+v", r)
 	}
 	if !strings.HasPrefix(r.Answer("librdkafka"), "No answer: a range of one release") {
@@ -217,7 +217,7 @@ func TestRangeOfOne(t *testing.T) {
 
 func TestBothEndsAlike(t *testing.T) {
 	r := newFake(6, from(0, false)).search(t, Question{})
-	if a := r.Answer("librdkafka"); r.Last != -1 || !strings.HasPrefix(a, "Both ends show the finding: librdkafka 1.0.0 (bad, FAILED in 3 of 3 runs) and librdkafka ") ||
+	if a := r.Answer("librdkafka"); r.Last != -1 || !strings.HasPrefix(a, "Both ends show the finding: librdkafka 1.0.0 (bad: shows it in 3 of 3 judged runs) and librdkafka ") ||
 		!strings.Contains(a, "no release where it starts or stops") {
 		t.Fatalf("answer %q, notes %q", a, r.Notes)
 	}
@@ -248,7 +248,7 @@ func TestProbeThatErrors(t *testing.T) {
 	if p := r.Probes[5]; p == nil || p.Verdict != Unclear || p.Why != "3 runs could not be judged" {
 		t.Errorf("1.5.0: %+v", p)
 	}
-	if p := r.Probes[3]; p != nil && (p.Verdict != Good || len(p.Runs) != 4 || p.Rate() != "FAILED in 0 of 4 runs (1 INCONCLUSIVE)") {
+	if p := r.Probes[3]; p != nil && (p.Verdict != Good || len(p.Runs) != 4 || p.Rate() != "shows it in 0 of 3 judged runs; 1 more could not be judged") {
 		t.Errorf("1.3.0: %s %s", p.Verdict, p.Rate())
 	}
 	if !strings.Contains(strings.Join(r.Notes, ""), "unclear releases between the two") {

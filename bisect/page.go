@@ -47,7 +47,7 @@ func (r *Result) Answer(family string) string {
 			if a.Verdict == Good {
 				what = "Neither end shows the finding"
 			}
-			return fmt.Sprintf("%s: %s %s (%s, %s) and %s %s (%s, %s); the range holds no release where it starts or stops, so there is nothing to bisect.",
+			return fmt.Sprintf("%s: %s %s (%s: %s) and %s %s (%s: %s); the range holds no release where it starts or stops, so there is nothing to bisect.",
 				what, family, a.Release, a.Verdict, a.Rate(), family, b.Release, b.Verdict, b.Rate())
 		}
 		if len(r.Notes) == 0 {
@@ -60,7 +60,7 @@ func (r *Result) Answer(family string) string {
 	if r.Direction == "fix" {
 		verb = "first no longer shows it"
 	}
-	return fmt.Sprintf("%s %s is the last release as it was (%s, %s) and %s %s %s (%s, %s).",
+	return fmt.Sprintf("%s %s is the last release as it was (%s: %s) and %s %s %s (%s: %s).",
 		family, rel[r.Last], last.Verdict, last.Rate(), family, rel[r.First], verb, first.Verdict, first.Rate())
 }
 
