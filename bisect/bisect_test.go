@@ -398,3 +398,45 @@ func TestWriteIndex(t *testing.T) {
 		t.Fatalf("index:\n%s\nwant the line %q", index, want)
 	}
 }
+
+// A bisection kept as data writes its page, and writes the same page
+// again from that data alone (kconform bisect --rewrite), so pages can
+// follow a change to how they read without running a probe again.
+func TestSavedRewritesItsPage(t *testing.T) {
+	dir := t.TempDir()
+	r := newFake(9, from(4, true)).search(t, Question{Match: "Unable"})
+	s := Setup{Family: "librdkafka", Scenario: "leader-transition", Fixed: "Kafka 2.8.2, zk", Command: "kconform bisect --match Unable"}
+	if err := WriteSaved(dir, "lt", Save(r, s)); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "lt.md")
+	first, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var direct bytes.Buffer
+	if err := r.WritePage(&direct, s); err != nil {
+		t.Fatal(err)
+	}
+	if direct.String() != string(first) {
+		t.Fatalf("the page written from the saved data differs from the result's own:\n%s\nwant\n%s", first, direct.String())
+	}
+	if err := os.WriteFile(page, []byte("an older page\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := Rewrite(dir); err != nil || n != 1 {
+		t.Fatalf("Rewrite: %d pages, %v", n, err)
+	}
+	if again, _ := os.ReadFile(page); string(again) != string(first) {
+		t.Fatalf("rewritten page:\n%s\nwant\n%s", again, first)
+	}
+	if index, _ := os.ReadFile(filepath.Join(dir, IndexFile)); !strings.Contains(string(index), r.Answer("librdkafka")) {
+		t.Fatalf("index after Rewrite:\n%s", index)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bad.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Rewrite(dir); err == nil || !strings.Contains(err.Error(), "bad.json") {
+		t.Fatalf("Rewrite of broken data: %v", err)
+	}
+}

@@ -1,7 +1,6 @@
 package bisect
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -58,8 +57,17 @@ func Command(ctx context.Context, args []string) error {
 	results := fs.String("results", "results", "folder of result records the runs are filed in, as any run's; \"\" for none")
 	pages := fs.String("pages", "results/bisect", "folder for the bisection's page")
 	dry := fs.Bool("dry-run", false, "print the releases, the runs per release and the most runs the bisection can take, and run nothing")
+	rewrite := fs.Bool("rewrite", false, "write every page in --pages again from the data kept beside it (<name>.json), and run nothing")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
+	}
+	if *rewrite {
+		n, err := Rewrite(*pages)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "kconform bisect: %d pages written again from their data in %s\n", n, *pages)
+		return nil
 	}
 	var err error
 	if q.Rate, err = ParseRate(*rate); err != nil {
@@ -93,18 +101,9 @@ func Command(ctx context.Context, args []string) error {
 		res.Notes = append(res.Notes, fmt.Sprintf("the bisection stopped before its end (%v): the probes below are what it ran", err))
 	}
 	page := filepath.Join(*pages, *name+".md")
-	var b bytes.Buffer
-	if werr := res.WritePage(&b, Setup{Family: a.Family, Scenario: c.Scenario, Fixed: a.Fixed, Conditions: conditions(c), Source: a.Source,
-		Command: "kconform bisect " + shellWords(args)}); werr != nil {
-		return werr
-	}
-	if werr := os.MkdirAll(*pages, 0o755); werr != nil {
-		return werr
-	}
-	if werr := os.WriteFile(page, b.Bytes(), 0o644); werr != nil {
-		return werr
-	}
-	if werr := WriteIndex(*pages); werr != nil {
+	setup := Setup{Family: a.Family, Scenario: c.Scenario, Fixed: a.Fixed, Conditions: conditions(c), Source: a.Source,
+		Command: "kconform bisect " + shellWords(args)}
+	if werr := WriteSaved(*pages, *name, Save(res, setup)); werr != nil {
 		return werr
 	}
 	fmt.Println(res.Answer(a.Family))
