@@ -182,7 +182,7 @@ func Resolve(ctx context.Context, c matrix.Cell) (Axis, error) {
 			return Axis{}, fmt.Errorf("%s: not a client kconform runs other releases of (kconform list names them)", name)
 		}
 		rel := cl.Releases
-		a := Axis{Family: rel.Name, client: true, Fixed: "Kafka " + fixtures.ResolveVersion(c.Kafka) + modeText(c.Mode), Source: rel.Package + " on " + rel.Registry}
+		a := Axis{Family: rel.Name, client: true, Fixed: "Kafka " + fixtures.ResolveVersion(c.Kafka) + ", " + string(fixtures.ModeFor(fixtures.ResolveVersion(c.Kafka), fixtures.Mode(c.Mode))), Source: rel.Package + " on " + rel.Registry}
 		var err error
 		a.Releases, err = pick(versions, func() ([]string, error) { return rel.Versions(ctx) })
 		return a, err
@@ -201,6 +201,8 @@ func Resolve(ctx context.Context, c matrix.Cell) (Axis, error) {
 	return Axis{}, errors.New("give a range: --driver NAME@A..B (a client's releases) or --kafka A..B (Kafka's)")
 }
 
+// modeText is the mode of a Kafka axis: given, or each Kafka release's
+// own (a client axis runs one Kafka release, in its own mode).
 func modeText(mode string) string {
 	if mode == "" {
 		return ", each release's default mode"
