@@ -35,6 +35,6 @@ var franzGoClients = []Client{
 		Name:    FranzGo,
 		Family:  franzGoFamily,
 		Version: "franz-go " + producer.FranzGoVersion(),
-		About:   "franz-go kgo with its default settings, in process: up to 5 produce requests in flight per broker (it takes no lower limit with idempotence on)",
+		About:   "franz-go kgo with its default settings but three (no compression, a 30 s produce request timeout, no linger: docs/clients.md), in process: up to 5 produce requests in flight per broker (it takes no lower limit with idempotence on)",
 	},
 }

@@ -54,7 +54,10 @@ func ClientsMarkdown() string {
 		b.WriteString(" " + codeList(req) + " |\n")
 	}
 	if len(inProcess) > 0 {
-		fmt.Fprintf(&b, "\n%s runs in process and takes the knobs as the bundled producer's `producer.Config`.\n", strings.Join(inProcess, ", "))
+		fmt.Fprintf(&b, "\n%s runs in process and takes the knobs as the bundled producer's `producer.Config`. "+
+			"With the client's defaults it still differs from kgo's own in three settings (producer/config.go): its batches go uncompressed "+
+			"(kgo: snappy; the tap names each record on the wire by its value), a produce request may take 30 s (kgo: 10 s, Kafka's and "+
+			"the Java client's 30 s) and a batch goes out at once (kgo lingers 10 ms).\n", strings.Join(inProcess, ", "))
 	}
 	return b.String()
 }
