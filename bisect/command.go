@@ -182,7 +182,8 @@ func Resolve(ctx context.Context, c matrix.Cell) (Axis, error) {
 			return Axis{}, fmt.Errorf("%s: not a client kconform runs other releases of (kconform list names them)", name)
 		}
 		rel := cl.Releases
-		a := Axis{Family: rel.Name, client: true, Fixed: "Kafka " + fixtures.ResolveVersion(c.Kafka) + ", " + string(fixtures.ModeFor(fixtures.ResolveVersion(c.Kafka), fixtures.Mode(c.Mode))), Source: rel.Package + " on " + rel.Registry}
+		kafka := fixtures.ResolveVersion(c.Kafka)
+		a := Axis{Family: rel.Name, client: true, Fixed: "Kafka " + kafka + ", " + string(fixtures.ModeFor(kafka, fixtures.Mode(c.Mode))), Source: rel.Package + " on " + rel.Registry}
 		var err error
 		a.Releases, err = pick(versions, func() ([]string, error) { return rel.Versions(ctx) })
 		return a, err

@@ -56,8 +56,8 @@ func ClientsMarkdown() string {
 	if len(inProcess) > 0 {
 		fmt.Fprintf(&b, "\n%s runs in process and takes the knobs as the bundled producer's `producer.Config`. "+
 			"With the client's defaults it still differs from kgo's own in three settings (producer/config.go): its batches go uncompressed "+
-			"(kgo: snappy; the tap names each record on the wire by its value), a produce request may take 30 s (kgo: 10 s, Kafka's and "+
-			"the Java client's 30 s) and a batch goes out at once (kgo lingers 10 ms).\n", strings.Join(inProcess, ", "))
+			"(kgo: snappy; the tap names each record on the wire by its value), a produce request may take 30 s (kgo: 10 s; 30 s is "+
+			"Kafka's and the Java client's default) and a batch goes out at once (kgo lingers 10 ms).\n", strings.Join(inProcess, ", "))
 	}
 	return b.String()
 }
