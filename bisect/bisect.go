@@ -75,23 +75,26 @@ const (
 // Question is what a bisection asks and how it decides.
 type Question struct {
 	// Releases are the range, oldest first.
-	Releases []string
+	Releases []string `json:"releases"`
 	// Check, when set, is the check a bad run's worst finding must be;
 	// Match, when set, a text its verdict line must hold.
-	Check, Match string
+	Check string `json:"check,omitempty"`
+	Match string `json:"match,omitempty"`
 	// Strict counts a NON-STRICT run as showing the finding too.
-	Strict bool
+	Strict bool `json:"strict,omitempty"`
 	// Rate is the lowest rate at which the finding is assumed to show at
 	// a release that has it (1: every run); 0 is 1.
-	Rate float64
+	Rate float64 `json:"rate"`
 	// Miss is the accepted probability of a wrong answer; 0 is 0.05.
-	Miss float64
+	Miss float64 `json:"miss"`
 	// MinRuns and MaxRuns bound n, the judged runs that make a probe good
 	// (defaults 3 and 30); MaxUnjudged runs that cannot be judged make it
 	// unclear (default 3).
-	MinRuns, MaxRuns, MaxUnjudged int
+	MinRuns     int `json:"min_runs"`
+	MaxRuns     int `json:"max_runs"`
+	MaxUnjudged int `json:"max_unjudged"`
 	// Jobs is how many probes run at once (at least 1).
-	Jobs int
+	Jobs int `json:"jobs"`
 }
 
 func (q Question) withDefaults() Question {

@@ -11,14 +11,17 @@ import (
 // Setup describes a bisection for its page.
 type Setup struct {
 	// Family is the NAME of NAME@VERSION, or KafkaFamily.
-	Family string
+	Family string `json:"family"`
 	// Scenario is the scenario's name; Fixed the coordinates that stay
 	// ("Kafka 2.8.2, zk", "client librdkafka"); Conditions how it runs
 	// ("compressed timers", "--real-time, message.timeout.ms=1800000
 	// added"); Source where the range's releases came from.
-	Scenario, Fixed, Conditions, Source string
+	Scenario   string `json:"scenario"`
+	Fixed      string `json:"fixed"`
+	Conditions string `json:"conditions"`
+	Source     string `json:"source"`
 	// Command is the exact command that made the page.
-	Command string
+	Command string `json:"command"`
 }
 
 // Finding says in words what a bad run shows.
