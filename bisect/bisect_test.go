@@ -439,6 +439,13 @@ func TestSavedRewritesItsPage(t *testing.T) {
 	if _, err := Rewrite(dir); err == nil || !strings.Contains(err.Error(), "bad.json") {
 		t.Fatalf("Rewrite of broken data: %v", err)
 	}
+	missing := filepath.Join(dir, "nope")
+	if _, err := Rewrite(missing); err == nil || !strings.Contains(err.Error(), "--pages") {
+		t.Fatalf("Rewrite of a missing folder: %v", err)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Fatal("Rewrite made the missing folder")
+	}
 }
 
 // A client's releases run against one Kafka release, in that release's

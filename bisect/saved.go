@@ -118,6 +118,9 @@ func WriteSaved(dir, name string, s Saved) error {
 // are written. A page without data (written before bisections kept
 // theirs) stays as it was.
 func Rewrite(dir string) (int, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return 0, fmt.Errorf("%s: no folder of bisection pages there: give --pages the folder that holds them (results/bisect)", dir)
+	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return 0, err
