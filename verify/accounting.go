@@ -646,6 +646,13 @@ func (c *checker) checkLiveness() {
 		}
 		c.add(x)
 	}
+	// A client stopped while the requests carrying its records had no
+	// answer yet (a broker restarted a moment ago, slow on a loaded
+	// machine), inside the liveness bound of the last fault step, was
+	// waiting on the broker, as an application would wait on: whether
+	// they settle was not seen. Filled in below, once the run's end and
+	// the client's last word are known.
+	var waitedOnBroker func(x Violation) bool
 	unresolved := c.acct.sent - c.acct.resolved
 	if !c.hasLog() {
 		unresolved = 0 // without a read-back the records sent are not known
@@ -679,6 +686,15 @@ func (c *checker) checkLiveness() {
 			lastError = e.Time
 		}
 	}
+	waitedOnBroker = func(x Violation) bool {
+		at, waiting := c.awaitingBroker(end)
+		if !waiting || c.h.Killed != nil || lastTold.Sub(end) >= c.opts.LivenessBound {
+			return false
+		}
+		c.incomplete = append(c.incomplete, fmt.Sprintf("%s; but the broker had not answered the last requests carrying them (the first sent at %s) when the client stopped, %.1f s after the last fault step, inside the liveness bound (%s): whether they settle was not seen",
+			x.Summary, at.UTC().Format("15:04:05.000"), lastTold.Sub(end).Seconds(), c.opts.LivenessBound))
+		return true
+	}
 	x := newViolation(Liveness, Failed, "client")
 	if !end.IsZero() && !finishedEarly && !fenced {
 		switch {
@@ -708,6 +724,9 @@ func (c *checker) checkLiveness() {
 			}
 			if unresolved > 0 {
 				x.Summary += fmt.Sprintf(" (%d of %d records sent have no outcome)", unresolved, c.acct.sent)
+				if waitedOnBroker(x) {
+					return
+				}
 			}
 			stalled(x)
 			return
@@ -754,6 +773,8 @@ func (c *checker) checkLiveness() {
 		}
 		if k := c.h.Killed; k != nil {
 			x.Summary += fmt.Sprintf("; the driver still held them %d s after SIGTERM and was killed", k.GraceMS/1000)
+		} else if waitedOnBroker(x) {
+			return
 		}
 		stalled(x)
 		return
@@ -814,6 +835,51 @@ func (c *checker) firstUnresolvedSend(from time.Time) (int32, int64, time.Time, 
 		}
 	}
 	return 0, 0, time.Time{}, false
+}
+
+// awaitingBroker tells whether every record without an outcome that went
+// out after from waits on the broker: the last produce request carrying
+// it has no answer (for its partition), so the client was still waiting
+// for the broker when it stopped; and when the first such request went
+// out. A record whose last request was answered, and that the client
+// still did not settle, does not wait on the broker: then false.
+func (c *checker) awaitingBroker(from time.Time) (time.Time, bool) {
+	a := &c.acct
+	if a.key == nil || from.IsZero() {
+		return time.Time{}, false
+	}
+	type rec struct {
+		topic string
+		p     int32
+		n     int64
+	}
+	last := map[rec]history.Exchange{}
+	for _, x := range c.h.Exchanges() {
+		if x.Request.Time.Before(from) {
+			continue
+		}
+		for _, b := range x.Request.Batches {
+			if !c.inScope(b) || b.FirstCounter < 0 {
+				continue
+			}
+			k := a.key(b.Partition)
+			for n := b.FirstCounter; n <= b.LastCounter && n-b.FirstCounter < int64(b.Count); n++ {
+				if !a.acked.has(k, n) && !a.failed.has(k, n) {
+					last[rec{b.Topic, b.Partition, n}] = x
+				}
+			}
+		}
+	}
+	var first time.Time
+	for r, x := range last {
+		if _, answered := x.Answer(r.topic, r.p); answered {
+			return time.Time{}, false
+		}
+		if first.IsZero() || x.Request.Time.Before(first) {
+			first = x.Request.Time
+		}
+	}
+	return first, len(last) > 0
 }
 
 // checkRecovery checks that the client recovered from each deviation the

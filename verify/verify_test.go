@@ -408,3 +408,55 @@ func TestAckWithoutOffset(t *testing.T) {
 		t.Fatalf("record 3 acknowledged without offset and not in the log: want acked-lost, got %s", v.OneLine())
 	}
 }
+
+// A client stopped while the broker had not yet answered the requests
+// carrying its last records, inside the liveness bound of the last fault
+// step, was waiting on the broker: INCONCLUSIVE, never a stall (a
+// librdkafka seed-idle run on a machine at load 300, its restarted
+// broker taking 17 s a produce, was charged one). The same records with
+// their request answered, past the bound, or held by a driver that had
+// to be killed, are still a FAILED liveness.
+func TestWaitingOnTheBrokerIsNotAStall(t *testing.T) {
+	build := func(answered bool, watch time.Duration, killed bool) *history.History {
+		b := clean(1, 2)
+		b.fault(history.ActionKill, "all")
+		b.fault(history.ActionResume, "application")
+		b.send(0, 1, 0, 4, 2, 0) // acknowledged after the faults
+		// The broker writes the next batch but its answer has not come
+		// back when the client stops.
+		corr := b.request(0, 1, 0, 6, 2, 6)
+		b.log(0, 1, 0, 6, 2, 6)
+		if answered {
+			b.answer(corr, 0, kerr.NotLeaderForPartition.Code)
+		}
+		b.counters[0] = 8
+		b.tick(watch)
+		b.shutdown()
+		if killed {
+			b.h.Killed = &history.Killed{At: b.now, GraceMS: 30000}
+		}
+		return &b.h
+	}
+	for _, c := range []struct {
+		name     string
+		answered bool
+		watch    time.Duration
+		killed   bool
+		want     Grade
+	}{
+		{"unanswered, inside the bound", false, 20 * time.Second, false, Inconclusive},
+		{"answered, not settled", true, 20 * time.Second, false, Failed},
+		{"unanswered, past the bound", false, 2 * DefaultLivenessBound, false, Failed},
+		{"unanswered, the driver killed", false, 20 * time.Second, true, Failed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := Check(build(c.answered, c.watch, c.killed), Options{})
+			if v.Grade != c.want {
+				t.Fatalf("want %s, got %s: %s", c.want, v.Grade, v.Paragraph)
+			}
+			if c.want == Inconclusive && !strings.Contains(strings.Join(v.Inconclusive, " "), "the broker had not answered") {
+				t.Fatalf("the reason does not say the broker had not answered: %q", v.Inconclusive)
+			}
+		})
+	}
+}
