@@ -419,3 +419,34 @@ func TestLock(t *testing.T) {
 	unlock()
 	<-second
 }
+
+// WriteIssues removes the report of a cell it no longer writes (a run
+// judged again, no longer FAILED), and leaves other files alone: a stale
+// bug report would claim a finding the records no longer hold.
+func TestWriteIssuesRemovesStaleReports(t *testing.T) {
+	out := t.TempDir()
+	for _, f := range []string{"2.8.2-zk_librdkafka_seed-idle-real-time.md", "notes.txt", "README.md"} {
+		if err := os.WriteFile(filepath.Join(out, f), []byte("old\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := Record{Kafka: "2.8.2", Mode: "zk", Client: "kafkajs", Scenario: "seed"}
+	paths, removed, err := WriteIssues(out, []Issue{{Record: r, Text: "# a report\n"}, {Record: Record{Kafka: "3.9.1", Mode: "kraft", Client: "c", Scenario: "freeze"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 1 || filepath.Base(paths[0]) != "2.8.2-zk_kafkajs_seed.md" {
+		t.Fatalf("written: %v", paths)
+	}
+	if len(removed) != 1 || filepath.Base(removed[0]) != "2.8.2-zk_librdkafka_seed-idle-real-time.md" {
+		t.Fatalf("removed: %v", removed)
+	}
+	left, _ := os.ReadDir(out)
+	var names []string
+	for _, e := range left {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "2.8.2-zk_kafkajs_seed.md README.md notes.txt" {
+		t.Fatalf("left: %v", names)
+	}
+}

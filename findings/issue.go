@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -74,23 +75,48 @@ func Issues(results, key string, judge Judge, cat Catalogue) ([]Issue, error) {
 
 // WriteIssues writes every issue that has a text into the folder out, one
 // Markdown file per cell named for its key, and returns the files' paths.
-func WriteIssues(out string, issues []Issue) ([]string, error) {
-	var paths []string
+// It removes the reports of cells it did not write (a cell no longer
+// FAILED after a run or a verifier change), and says which in removed:
+// the folder holds the current findings only. Other files stay.
+func WriteIssues(out string, issues []Issue) (paths, removed []string, err error) {
+	written := map[string]bool{}
 	for _, x := range issues {
 		if x.Text == "" {
 			continue
 		}
 		if err := os.MkdirAll(out, 0o755); err != nil {
-			return paths, err
+			return paths, nil, err
 		}
 		path := filepath.Join(out, strings.ReplaceAll(x.Record.Key(), "/", "_")+".md")
 		if err := os.WriteFile(path, []byte(x.Text), 0o644); err != nil {
-			return paths, err
+			return paths, nil, err
 		}
 		paths = append(paths, path)
+		written[filepath.Base(path)] = true
 	}
-	return paths, nil
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		if os.IsNotExist(err) {
+			err = nil
+		}
+		return paths, nil, err
+	}
+	for _, e := range entries {
+		if e.IsDir() || written[e.Name()] || !reportName.MatchString(e.Name()) {
+			continue
+		}
+		path := filepath.Join(out, e.Name())
+		if err := os.Remove(path); err != nil {
+			return paths, removed, err
+		}
+		removed = append(removed, path)
+	}
+	return paths, removed, nil
 }
+
+// reportName is the name WriteIssues gives a cell's report: its key
+// (<kafka>-<mode>/<client>/<scenario>) with the slashes made underscores.
+var reportName = regexp.MustCompile(`^\d+\.\d+\.\d+-(zk|kraft)_[^/]+\.md$`)
 
 // IssueRun returns the run of r a bug report is about: the first with the
 // record's worst grade that kept its history; false when none did.

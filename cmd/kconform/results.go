@@ -93,9 +93,12 @@ func writeIssues(results, key, out string) error {
 		fmt.Print(issues[0].Text)
 		return nil
 	}
-	paths, err := findings.WriteIssues(cmp.Or(out, filepath.Join(results, "reports")), issues)
+	paths, removed, err := findings.WriteIssues(cmp.Or(out, filepath.Join(results, "reports")), issues)
 	for _, p := range paths {
 		fmt.Println(p)
+	}
+	for _, p := range removed {
+		fmt.Fprintf(os.Stderr, "kconform report: removed %s: its cell is no longer FAILED with a kept history\n", p)
 	}
 	return err
 }
