@@ -150,12 +150,14 @@ func IdleAcross(action history.Action) Effect {
 			if idle == nil || resume == nil {
 				return "the application never went idle and resumed", false
 			}
-			// The first action that hit while idle: records handed over
-			// before the idle step may still go out until then (the
-			// schedule waits for them to settle), and nothing new after.
+			// The last action that hit while idle (the last node of the
+			// cluster killed): records handed over before the idle step
+			// may still go out to the nodes still up until then (the
+			// schedule waits for them to settle, a loaded machine takes
+			// longer), and nothing new after it, before the resume.
 			var struck *history.Fault
 			for _, x := range hits(h, action) {
-				if f := x.fault; f.Time.After(idle.Time) && f.Time.Before(resume.Time) && (struck == nil || f.Time.Before(struck.Time)) {
+				if f := x.fault; f.Time.After(idle.Time) && f.Time.Before(resume.Time) && (struck == nil || f.Time.After(struck.Time)) {
 					struck = &f
 				}
 			}
