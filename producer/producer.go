@@ -277,7 +277,8 @@ func runPipelined(ctx context.Context, cfg Config, produce func(p int32, counter
 // partition in flight: records fall due at the rate, round-robin over
 // partitions, and each partition's sender hands its next due record to
 // kgo once the last one's outcome is in, so a slow partition lags without
-// holding the others back. Records still due when ctx ends are never sent.
+// holding the others back; while the application is idle it hands none.
+// Records still due when ctx ends are never sent.
 func runOnePerPartition(ctx context.Context, cfg Config, produce func(p int32, counter int64, done func())) {
 	type part struct {
 		due  atomic.Int64  // records of the partition due so far
@@ -305,7 +306,11 @@ func runOnePerPartition(ctx context.Context, cfg Config, produce func(p int32, c
 					case <-pt.wake:
 					}
 				}
-				if ctx.Err() != nil {
+				// An idle application hands the client nothing, its
+				// backlog included: a record that fell due before the idle
+				// step, behind the partition's record in flight, waits for
+				// the resume as the workload does.
+				if _, ok := cfg.Idle.wait(ctx); !ok {
 					return
 				}
 				produce(int32(p), counter, func() { outcome <- struct{}{} })

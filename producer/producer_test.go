@@ -269,6 +269,47 @@ func TestDueAtWaitsWhileIdle(t *testing.T) {
 	}
 }
 
+// The one-per-partition sender hands the client nothing while the
+// application is idle, not even a record that fell due before the idle
+// step behind the one in flight: the reference's seed-idle in CI sent such
+// a record after the restart, before the resume, and was INCONCLUSIVE
+// ("the application was not idle").
+func TestOnePerPartitionHandsNothingWhileIdle(t *testing.T) {
+	idle := &Idle{}
+	cfg := Config{Partitions: 1, Rate: 1000, Count: 50, Idle: idle}
+	handed := make(chan int64, 100)
+	settle := make(chan func(), 100)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	finished := make(chan struct{})
+	go func() {
+		runOnePerPartition(ctx, cfg, func(_ int32, counter int64, done func()) { handed <- counter; settle <- done })
+		close(finished)
+	}()
+	if n := <-handed; n != 0 {
+		t.Fatalf("first record handed: %d", n)
+	}
+	time.Sleep(200 * time.Millisecond) // more records fall due behind record 0
+	idle.Set(true)
+	(<-settle)() // record 0's outcome comes in while idle
+	select {
+	case n := <-handed:
+		t.Fatalf("record %d handed to the client while the application was idle", n)
+	case <-time.After(500 * time.Millisecond):
+	}
+	idle.Set(false)
+	select {
+	case n := <-handed:
+		if n != 1 {
+			t.Fatalf("after the resume record %d was handed, want 1", n)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("nothing handed after the resume")
+	}
+	cancel()
+	<-finished
+}
+
 // An application that idles and resumes against kfake keeps its producer
 // and the promise: every record it sent is acknowledged, once.
 func TestIdleApplicationKeepsThePromise(t *testing.T) {
