@@ -646,13 +646,6 @@ func (c *checker) checkLiveness() {
 		}
 		c.add(x)
 	}
-	// A client stopped while the requests carrying its records had no
-	// answer yet (a broker restarted a moment ago, slow on a loaded
-	// machine), inside the liveness bound of the last fault step, was
-	// waiting on the broker, as an application would wait on: whether
-	// they settle was not seen. Filled in below, once the run's end and
-	// the client's last word are known.
-	var waitedOnBroker func(x Violation) bool
 	unresolved := c.acct.sent - c.acct.resolved
 	if !c.hasLog() {
 		unresolved = 0 // without a read-back the records sent are not known
@@ -686,7 +679,12 @@ func (c *checker) checkLiveness() {
 			lastError = e.Time
 		}
 	}
-	waitedOnBroker = func(x Violation) bool {
+	// A client stopped while the requests carrying its records had no
+	// answer yet (a broker restarted a moment ago, slow on a loaded
+	// machine), inside the liveness bound of the last fault step, was
+	// waiting on the broker, as an application would wait on: whether
+	// they settle was not seen.
+	waitedOnBroker := func(x Violation) bool {
 		at, waiting := c.awaitingBroker(end)
 		if !waiting || c.h.Killed != nil || lastTold.Sub(end) >= c.opts.LivenessBound {
 			return false
