@@ -811,28 +811,12 @@ func (c *checker) stoppedAt(from time.Time) time.Time {
 // firstUnresolvedSend finds the first produce request from from on that
 // carried a record of this run without an outcome (neither acknowledged
 // nor failed): its partition, counter and time.
-func (c *checker) firstUnresolvedSend(from time.Time) (int32, int64, time.Time, bool) {
-	a := &c.acct
-	if a.key == nil {
-		return 0, 0, time.Time{}, false // no read-back: outcomes not tallied
-	}
-	for _, e := range c.h.Wire {
-		if e.Kind != history.ProduceRequest || e.Time.Before(from) {
-			continue
-		}
-		for _, b := range e.Batches {
-			if !c.inScope(b) || b.FirstCounter < 0 {
-				continue
-			}
-			k := a.key(b.Partition)
-			for n := b.FirstCounter; n <= b.LastCounter && n-b.FirstCounter < int64(b.Count); n++ {
-				if !a.acked.has(k, n) && !a.failed.has(k, n) {
-					return b.Partition, n, e.Time, true
-				}
-			}
-		}
-	}
-	return 0, 0, time.Time{}, false
+func (c *checker) firstUnresolvedSend(from time.Time) (p int32, n int64, at time.Time, ok bool) {
+	c.unresolvedSent(from, func(x history.Exchange, b history.WireBatch, counter int64) bool {
+		p, n, at, ok = b.Partition, counter, x.Request.Time, true
+		return false
+	})
+	return p, n, at, ok
 }
 
 // awaitingBroker tells whether every record without an outcome that went
@@ -842,8 +826,7 @@ func (c *checker) firstUnresolvedSend(from time.Time) (int32, int64, time.Time, 
 // out. A record whose last request was answered, and that the client
 // still did not settle, does not wait on the broker: then false.
 func (c *checker) awaitingBroker(from time.Time) (time.Time, bool) {
-	a := &c.acct
-	if a.key == nil || from.IsZero() {
+	if from.IsZero() {
 		return time.Time{}, false
 	}
 	type rec struct {
@@ -852,22 +835,10 @@ func (c *checker) awaitingBroker(from time.Time) (time.Time, bool) {
 		n     int64
 	}
 	last := map[rec]history.Exchange{}
-	for _, x := range c.h.Exchanges() {
-		if x.Request.Time.Before(from) {
-			continue
-		}
-		for _, b := range x.Request.Batches {
-			if !c.inScope(b) || b.FirstCounter < 0 {
-				continue
-			}
-			k := a.key(b.Partition)
-			for n := b.FirstCounter; n <= b.LastCounter && n-b.FirstCounter < int64(b.Count); n++ {
-				if !a.acked.has(k, n) && !a.failed.has(k, n) {
-					last[rec{b.Topic, b.Partition, n}] = x
-				}
-			}
-		}
-	}
+	c.unresolvedSent(from, func(x history.Exchange, b history.WireBatch, n int64) bool {
+		last[rec{b.Topic, b.Partition, n}] = x
+		return true
+	})
 	var first time.Time
 	for r, x := range last {
 		if _, answered := x.Answer(r.topic, r.p); answered {
@@ -878,6 +849,33 @@ func (c *checker) awaitingBroker(from time.Time) (time.Time, bool) {
 		}
 	}
 	return first, len(last) > 0
+}
+
+// unresolvedSent calls visit for every record without an outcome in a
+// produce request the tap saw from from on, in the order it saw them,
+// until visit returns false; it calls none without a read-back (outcomes
+// not tallied).
+func (c *checker) unresolvedSent(from time.Time, visit func(x history.Exchange, b history.WireBatch, n int64) bool) {
+	a := &c.acct
+	if a.key == nil {
+		return
+	}
+	for _, x := range c.h.Exchanges() {
+		if x.Request.Time.Before(from) {
+			continue
+		}
+		for _, b := range x.Request.Batches {
+			if !c.inScope(b) || b.FirstCounter < 0 {
+				continue
+			}
+			k := a.key(b.Partition)
+			for n := b.FirstCounter; n <= b.LastCounter && n-b.FirstCounter < int64(b.Count); n++ {
+				if !a.acked.has(k, n) && !a.failed.has(k, n) && !visit(x, b, n) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // checkRecovery checks that the client recovered from each deviation the
