@@ -12,7 +12,7 @@ import (
 // Client is one driver kconform ships: a client library at a pinned
 // version, how kconform prepares it, and the family whose settings it
 // speaks. Each family's file (franzgo.go, librdkafka.go, java.go,
-// kafkajs.go, platformatic.go, confluentjs.go, python.go) defines its
+// kafkajs.go, platformatic.go, confluentjs.go, python.go, sarama.go) defines its
 // clients.
 type Client struct {
 	// Name is how users pick it (--driver, KCONFORM_CLIENT) and how runs
@@ -86,6 +86,10 @@ type Releases struct {
 	// Package is the package as its registry names it
 	// ("org.apache.kafka:kafka-clients").
 	Package string
+	// Modules are, for a Go client, the modules whose versions are its
+	// releases, when they are not Package and Package/v2: sarama's moved
+	// from github.com/Shopify/sarama to github.com/IBM/sarama.
+	Modules []string
 	// Registry is where its releases come from ("Maven Central").
 	Registry string
 	// List is the command that lists the releases the registry serves,
@@ -159,7 +163,7 @@ const driverWithoutTransactions = "the client has a transactional producer, but 
 // in other languages with librdkafka). A family adds its slice
 // here once; a new version of a library only touches its family's file.
 var registry = slices.Concat(franzGoClients, librdkafkaClients, confluentJSClients, confluentKafkaPythonClients,
-	javaClients, kafkaJSClients, platformaticClients, pythonClients)
+	javaClients, kafkaJSClients, platformaticClients, pythonClients, saramaClients)
 
 // runtime is what the host needs to run c, in words.
 func (c Client) runtime() string {

@@ -20,6 +20,8 @@ var otherReleases = []string{
 	"librdkafka@2.3.0",
 	"confluent-js@1.9.0",
 	"rust-rdkafka@0.38.0",
+	// From before the move: github.com/Shopify/sarama.
+	"sarama@1.38.1",
 }
 
 // TestClientReleasesAgainstKfake runs a release other than the pinned one
@@ -104,6 +106,9 @@ func TestReleaseLookup(t *testing.T) {
 		{"confluent-kafka-python@2.3.0", "confluent-kafka-python@2.3.0", Librdkafka, "confluent-kafka-python 2.3.0"},
 		{"kafkajs@2.2.4", "kafkajs", KafkaJS, "kafkajs " + KafkaJSVersion},
 		{"platformatic@1.22.0", "platformatic@1.22.0", Platformatic, "@platformatic/kafka 1.22.0"},
+		{"sarama@1.38.1", "sarama@1.38.1", Sarama, "sarama 1.38.1"},
+		{"sarama@1.45.0", "sarama@1.45.0", Sarama, "sarama 1.45.0"},
+		{"sarama@" + SaramaVersion, "sarama", Sarama, "sarama " + SaramaVersion},
 	} {
 		d, err := Lookup(c.name)
 		if err != nil || d.Name != c.driver || d.Family != c.family || d.Version() != c.version || d.InProcess() {
@@ -121,6 +126,7 @@ func TestReleaseLookup(t *testing.T) {
 		{"kafka-python@2.1.0", "refused: kafka-python's idempotent producer"},
 		{"java@2.4.1", "refused: the java driver runs the release's own VerifiableProducer with --bootstrap-server"},
 		{"kafkajs@1.16.0", "refused: kconform's KafkaJS driver"},
+		{"sarama@1.36.0", "refused: sarama's transactional producer"},
 		{"franz-go@1.18.0", "runs franz-go"},
 		{"reference@1.18.0", "runs franz-go"},
 		{"librdkafka@2.3.0;rm", "is not a release of github.com/confluentinc/confluent-kafka-go"},
@@ -166,5 +172,24 @@ func TestUnservedReleaseIsOneLine(t *testing.T) {
 				t.Errorf("%s: %v; want one line saying to pick a served release", name, err)
 			}
 		})
+	}
+}
+
+// TestSaramaModules: sarama's releases are github.com/Shopify/sarama
+// before 1.40.0 and github.com/IBM/sarama from it on, and the pinned one
+// is what producer/sarama/go.mod requires.
+func TestSaramaModules(t *testing.T) {
+	for v, want := range map[string]string{"1.37.0": "github.com/Shopify/sarama", "1.38.1": "github.com/Shopify/sarama",
+		"1.40.0": "github.com/IBM/sarama", SaramaVersion: "github.com/IBM/sarama"} {
+		if got := saramaModule(v); got != want {
+			t.Errorf("saramaModule(%s) = %s, want %s", v, got, want)
+		}
+	}
+	b, err := os.ReadFile("../producer/sarama/go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "\tgithub.com/IBM/sarama v"+SaramaVersion+"\n") {
+		t.Errorf("producer/sarama/go.mod does not require github.com/IBM/sarama v%s", SaramaVersion)
 	}
 }

@@ -26,7 +26,11 @@ func (r *Releases) Versions(ctx context.Context) ([]string, error) {
 	switch r.Registry {
 	case "the Go module proxy":
 		// A module's major versions from 2 on are modules of their own.
-		for _, m := range []string{r.Package, r.Package + "/v2"} {
+		modules := r.Modules
+		if modules == nil {
+			modules = []string{r.Package, r.Package + "/v2"}
+		}
+		for _, m := range modules {
 			out, e := run(ctx, "go", "list", "-m", "-versions", m)
 			if e != nil {
 				return nil, e
