@@ -44,6 +44,12 @@ var changes = map[string]struct {
 	"aiokafka": {"https://github.com/aio-libs/aiokafka/compare/v%[1]s...v%[2]s",
 		"https://github.com/aio-libs/aiokafka/blob/v%[2]s/CHANGES.rst",
 		"https://pypi.org/project/aiokafka/%s/"},
+	// sarama's releases before 1.40.0 are github.com/Shopify/sarama's; the
+	// repository moved with its history and tags, so one address serves
+	// both.
+	"sarama": {"https://github.com/IBM/sarama/compare/v%[1]s...v%[2]s",
+		"https://github.com/IBM/sarama/blob/v%[2]s/CHANGELOG.md",
+		"https://github.com/IBM/sarama/releases/tag/v%s"},
 	// The Java client is Kafka's: its changes are Kafka's release notes.
 	"java": {"https://github.com/apache/kafka/compare/%[1]s...%[2]s",
 		"https://kafka.apache.org/documentation/#upgrade",

@@ -5,7 +5,7 @@
 # Node.js with npm (kafkajs, platformatic, confluent-js: on a Node.js older
 # than 22.22 the platformatic driver installs its own Node.js 22 from npm),
 # Python 3 with venv (aiokafka, kafka-python, confluent-kafka-python), cargo
-# 1.85+ (rust-rdkafka), and what the builds of librdkafka from source
+# 1.85+ (rust-rdkafka), Go (sarama: checked only), and what the builds of librdkafka from source
 # (rust-rdkafka, confluent-js) need: make, gcc, g++, Node.js's headers for
 # confluent-js's addon (Debian's node keeps them in libnode-dev), and the
 # libraries confluent-js's librdkafka links when present (OpenSSL, zlib,
@@ -33,6 +33,9 @@ fi
 # place, replacing an old cargo.
 cargo_minor=$(cargo --version 2>/dev/null | sed -n 's/^cargo 1\.\([0-9]*\).*/\1/p' || true)
 [ "${cargo_minor:-0}" -ge 85 ] || need cargo-web
+# The sarama driver is a Go module built by kconform's own Go, which
+# Debian's golang-go is older than (go.mod): it is checked, not installed.
+command -v go >/dev/null 2>&1 || { echo "kconform: the sarama driver is built with Go, which is not on PATH: install the Go that go.mod names" >&2; exit 1; }
 command -v make >/dev/null 2>&1 || need make
 command -v gcc >/dev/null 2>&1 || need gcc
 command -v g++ >/dev/null 2>&1 || need g++

@@ -19,7 +19,7 @@ const SettingsFile = "settings.json"
 // library at the values the scenarios set.
 type SettingUse struct {
 	// Family is the library ("librdkafka", "kafka-clients",
-	// "kafka-python", "kafkajs", "franz-go"); Key the setting as the
+	// "kafka-python", "kafkajs", "franz-go", "sarama"); Key the setting as the
 	// records name it; Values those it covers; Default the client's.
 	Family  string   `json:"family"`
 	Key     string   `json:"key"`
@@ -52,7 +52,7 @@ func ReadSettingUses(path string) ([]SettingUse, error) {
 // binding of librdkafka speaks librdkafka's.
 func family(r Record) string {
 	v := r.ClientVersion
-	for _, f := range []string{"librdkafka", "kafka-clients", "kafka-python", "kafkajs", "franz-go", "aiokafka", "platformatic"} {
+	for _, f := range []string{"librdkafka", "kafka-clients", "kafka-python", "kafkajs", "franz-go", "aiokafka", "platformatic", "sarama"} {
 		if strings.Contains(v, f) {
 			return f
 		}
