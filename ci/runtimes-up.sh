@@ -5,11 +5,12 @@
 # Node.js with npm (kafkajs, platformatic, confluent-js: on a Node.js older
 # than 22.22 the platformatic driver installs its own Node.js 22 from npm),
 # Python 3 with venv (aiokafka, kafka-python, confluent-kafka-python), cargo
-# 1.85+ (rust-rdkafka), Go (sarama: checked only), and what the builds of librdkafka from source
-# (rust-rdkafka, confluent-js) need: make, gcc, g++, Node.js's headers for
-# confluent-js's addon (Debian's node keeps them in libnode-dev), and the
-# libraries confluent-js's librdkafka links when present (OpenSSL, zlib,
-# zstd), so that it has the same features on every machine. As root on
+# 1.85+ (rust-rdkafka), Go (sarama: checked only), and what the builds of
+# librdkafka from source (rust-rdkafka, confluent-js) need: make, gcc, g++,
+# Node.js's headers for confluent-js's addon (Debian's node keeps them in
+# libnode-dev), and the libraries confluent-js's librdkafka links when
+# present (OpenSSL, zlib, zstd), so that it has the same features on every
+# machine. As root on
 # Debian it installs what is missing once; otherwise it stops with one line
 # that says what to install (the headers and libraries are optional there).
 set -euo pipefail

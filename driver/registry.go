@@ -12,8 +12,8 @@ import (
 // Client is one driver kconform ships: a client library at a pinned
 // version, how kconform prepares it, and the family whose settings it
 // speaks. Each family's file (franzgo.go, librdkafka.go, java.go,
-// kafkajs.go, platformatic.go, confluentjs.go, python.go, sarama.go) defines its
-// clients.
+// kafkajs.go, platformatic.go, confluentjs.go, python.go, sarama.go)
+// defines its clients.
 type Client struct {
 	// Name is how users pick it (--driver, KCONFORM_CLIENT) and how runs
 	// record it.
