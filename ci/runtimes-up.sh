@@ -10,9 +10,9 @@
 # Node.js's headers for confluent-js's addon (Debian's node keeps them in
 # libnode-dev), and the libraries confluent-js's librdkafka links when
 # present (OpenSSL, zlib, zstd), so that it has the same features on every
-# machine. As root on
-# Debian it installs what is missing once; otherwise it stops with one line
-# that says what to install (the headers and libraries are optional there).
+# machine. As root on Debian it installs what is missing once; otherwise it
+# stops with one line that says what to install (the headers and libraries
+# are optional there).
 set -euo pipefail
 # Every command a driver's preparation runs (its Tools in the client
 # registry, driver/) is checked here: TestRuntimesUpInstallsTheTools fails
