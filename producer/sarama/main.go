@@ -194,15 +194,14 @@ type runner struct {
 	mu sync.Mutex
 	// pending are the records handed to the client without an outcome;
 	// failed counts the failed ones of the transaction under way.
-	pending    map[key]record
-	failed     int
-	sent       atomic.Int64
-	acked      atomic.Int64
-	counters   []int64
-	next       int64
-	stopped    chan struct{}
-	stopAt     atomic.Int64
-	unfinished bool // a step or the close did not return within the stop's grace
+	pending  map[key]record
+	failed   int
+	sent     atomic.Int64
+	acked    atomic.Int64
+	counters []int64
+	next     int64
+	stopped  chan struct{}
+	stopAt   atomic.Int64
 }
 
 // sinceStop is how long ago the driver first saw SIGTERM, and whether it
@@ -378,7 +377,6 @@ func (r *runner) close(done <-chan struct{}) {
 	select {
 	case <-done:
 	case <-r.untilGrace(closeGrace):
-		r.unfinished = true
 		fmt.Fprintln(os.Stderr, "sarama driver: the client did not close within the stop's grace")
 	}
 }
@@ -477,7 +475,6 @@ func (t *txnRun) call(f func() error) error {
 	case err := <-res:
 		return err
 	case <-t.untilGrace(endGrace):
-		t.unfinished = true
 		return errStepUnfinished
 	}
 }
