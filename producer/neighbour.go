@@ -169,7 +169,7 @@ func startTxnNeighbour(ctx context.Context, cfg NeighbourConfig) (*txnNeighbour,
 	if err := cl.BeginTransaction(); err != nil {
 		return fail(fmt.Errorf("begin the transaction: %w", err))
 	}
-	t.began = time.Now()
+	t.began = wallNow()
 	var records []*kgo.Record
 	for p := range int32(cfg.Partitions) {
 		records = append(records, &kgo.Record{Partition: p, Value: history.Payload(history.NeighbourRun, p, 0)})
@@ -192,7 +192,7 @@ func (t *txnNeighbour) stop(ctx context.Context) (history.Neighbour, error) {
 	defer t.cl.Close()
 	err := t.cl.EndTransaction(ctx, kgo.TryAbort)
 	seen, n := t.seen.snapshot()
-	out := history.Neighbour{Kind: history.NeighbourTxn, TransactionalID: t.id, Producers: seen, Began: t.began, Ended: time.Now(), Records: n, Partitions: t.parts}
+	out := history.Neighbour{Kind: history.NeighbourTxn, TransactionalID: t.id, Producers: seen, Began: t.began, Ended: wallNow(), Records: n, Partitions: t.parts}
 	if err != nil {
 		return out, fmt.Errorf("neighbour txn %q: abort the transaction: %w", t.id, err)
 	}
@@ -228,7 +228,7 @@ func startPlainNeighbour(ctx context.Context, cfg NeighbourConfig) (*plainNeighb
 		rate = 50
 	}
 	first := make(chan error, 1)
-	p.began = time.Now()
+	p.began = wallNow()
 	go p.write(context.WithoutCancel(ctx), time.Duration(float64(time.Second)/rate), first)
 	select {
 	case err = <-first:
@@ -281,7 +281,7 @@ func (p *plainNeighbour) stop(ctx context.Context) (history.Neighbour, error) {
 	close(p.stopc)
 	<-p.done
 	flushErr := p.cl.Flush(ctx)
-	ended := time.Now()
+	ended := wallNow()
 	p.cl.Close()
 	seen, n := p.seen.snapshot()
 	out := history.Neighbour{Kind: history.NeighbourPlain, Producers: seen, Began: p.began, Ended: ended, Records: n, Partitions: p.parts}
@@ -292,3 +292,7 @@ func (p *plainNeighbour) stop(ctx context.Context) (history.Neighbour, error) {
 	}
 	return out, nil
 }
+
+// wallNow is the time now in UTC without its monotonic reading: a neighbour's
+// times in a history are the same read from a saved file.
+func wallNow() time.Time { return time.Now().UTC().Round(0) }

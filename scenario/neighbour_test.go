@@ -76,6 +76,13 @@ func TestReadBackBesideNeighbours(t *testing.T) {
 		}
 		neighbour[id] = n.Kind
 	}
+	var saved bytes.Buffer
+	if err := beside.Write(&saved); err != nil {
+		t.Fatal(err)
+	}
+	if back, warnings, err := history.Read(&saved); err != nil || len(warnings) > 0 || !reflect.DeepEqual(back.Neighbours, beside.Neighbours) {
+		t.Fatalf("saved and read again: %+v (%v %v), want %+v", back.Neighbours, err, warnings, beside.Neighbours)
+	}
 	txn, plain := beside.Neighbours[0], beside.Neighbours[1]
 	if txn.TransactionalID == "" || txn.TransactionalID == cfg.TransactionalID || txn.Records != parts {
 		t.Errorf("the transactional neighbour: %+v", txn)
