@@ -384,7 +384,11 @@ func readBackBeside(ctx context.Context, cl *kgo.Client, brokers []string, kinds
 		return nil, nil, err
 	}
 	h, warnings, err := ReadBack(ctx, cl, cfg, events, wait)
-	done, stopErr := n.Stop(context.WithoutCancel(ctx))
+	// Stopped even when the read-back ran out of time: an abort on a
+	// ready cluster takes moments.
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	done, stopErr := n.Stop(stopCtx)
 	if err != nil {
 		return nil, nil, err
 	}
