@@ -61,7 +61,9 @@ func StartNeighbours(ctx context.Context, cfg NeighbourConfig) (*Neighbours, err
 			err = fmt.Errorf("neighbour %q: unknown or given twice (kinds: %s, %s)", kind, history.NeighbourTxn, history.NeighbourPlain)
 		}
 		if err != nil {
-			_, _ = n.Stop(context.WithoutCancel(ctx))
+			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			_, _ = n.Stop(stopCtx)
+			cancel()
 			return nil, err
 		}
 	}
@@ -236,7 +238,9 @@ func startPlainNeighbour(ctx context.Context, cfg NeighbourConfig) (*plainNeighb
 		err = ctx.Err()
 	}
 	if err != nil {
-		_, _ = p.stop(context.WithoutCancel(ctx))
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		_, _ = p.stop(stopCtx)
+		cancel()
 		return nil, fmt.Errorf("neighbour plain: first record: %w", err)
 	}
 	return p, nil
@@ -255,7 +259,9 @@ func (p *plainNeighbour) write(ctx context.Context, interval time.Duration, firs
 		counter := counters[part]
 		counters[part]++
 		r := &kgo.Record{Partition: part, Value: history.Payload(history.NeighbourRun, part, counter)}
-		p.cl.Produce(ctx, r, func(r *kgo.Record, err error) {
+		// TryProduce: a write that cannot be buffered fails at once,
+		// never blocking the loop past its stop.
+		p.cl.TryProduce(ctx, r, func(r *kgo.Record, err error) {
 			if err == nil {
 				p.seen.ack(r)
 			} else {
