@@ -8,8 +8,8 @@ import (
 	"github.com/kconform/kconform/history"
 )
 
-// StartNeighbours refuses a kind it does not run, and a kind given twice,
-// before it connects to anything.
+// StartNeighbours refuses a kind it does not run, and a config without
+// brokers, before it connects to anything.
 func TestStartNeighboursRefuses(t *testing.T) {
 	for _, kinds := range [][]string{{"bogus"}, {"txn-open"}} {
 		_, err := StartNeighbours(context.Background(), NeighbourConfig{Brokers: []string{"127.0.0.1:1"}, Topic: "t", Partitions: 1, Kinds: kinds})
