@@ -183,7 +183,9 @@ func startTxnNeighbour(ctx context.Context, cfg NeighbourConfig) (*txnNeighbour,
 		}
 	}
 	if err := res.FirstErr(); err != nil {
-		_ = cl.EndTransaction(context.WithoutCancel(ctx), kgo.TryAbort)
+		abortCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		_ = cl.EndTransaction(abortCtx, kgo.TryAbort)
+		cancel()
 		return fail(fmt.Errorf("produce in the transaction: %w", err))
 	}
 	return t, nil
