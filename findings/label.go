@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
@@ -60,12 +61,20 @@ func (r Record) Label(cat Catalogue) string {
 			s += ", in transactions"
 		case strings.HasPrefix(part, "tv"):
 			s += ", transaction.version " + strings.TrimPrefix(part, "tv")
+		case part == neighbourVariant+history.NeighbourTxn:
+			s += ", beside another producer's transaction held open"
+		case part == neighbourVariant+history.NeighbourPlain:
+			s += ", beside another producer writing"
 		default:
 			s += ", " + part
 		}
 	}
 	return s
 }
+
+// neighbourVariant starts a variant's part for a neighbour on the topic
+// (scenario.WithNeighbours: "neighbour.txn").
+const neighbourVariant = "neighbour."
 
 // Defaults tells whether the cell's runs ran with the client's defaults
 // and nothing added: the runs that say whether a user meets the finding

@@ -373,6 +373,9 @@ func (r Record) Command() string {
 		if level, ok := strings.CutPrefix(part, "tv"); ok {
 			c += " --transaction-version " + level
 		}
+		if kind, ok := strings.CutPrefix(part, neighbourVariant); ok {
+			c += " --neighbour " + kind
+		}
 	}
 	if r.ClientDefaults {
 		c += " --real-time"

@@ -65,3 +65,20 @@ func TestTransactionalGridSection(t *testing.T) {
 		t.Errorf("CellVariant(real-time-tv1) = %q", got)
 	}
 }
+
+// A cell whose runs had neighbours on the topic is a cell of its own,
+// labelled and run again with them.
+func TestNeighbourCell(t *testing.T) {
+	alone := Record{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", Variant: "transactional", Timing: artifacts.TimingCompressed}
+	beside := alone
+	beside.Variant = "transactional-neighbour.txn-neighbour.plain"
+	if alone.Key() == beside.Key() {
+		t.Fatalf("one record for the run alone and beside neighbours: %s", alone.Key())
+	}
+	if l := beside.Label(Catalogue{}); l != "compressed timers, in transactions, beside another producer's transaction held open, beside another producer writing" {
+		t.Errorf("label %q", l)
+	}
+	if c := beside.Command(); !strings.HasSuffix(c, " --neighbour txn --neighbour plain") {
+		t.Errorf("command %q", c)
+	}
+}

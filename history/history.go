@@ -46,6 +46,12 @@ type History struct {
 	// visible, judged against the log's markers and the client's claims;
 	// nil for a history that did not record it (any idempotent run).
 	ReadCommitted *CommittedRead `json:"read_committed,omitempty"`
+	// Neighbours are the other producers kconform ran on the topic beside
+	// the run's client (kconform run --neighbour): what each wrote and
+	// under which producer ids, so that their batches in the log are
+	// known for another producer's, never the client's. Nil for a run
+	// without them (every run before they existed).
+	Neighbours []Neighbour `json:"neighbours,omitempty"`
 	// Log holds every record batch of the topic, per partition in offset order.
 	Log []LogBatch `json:"-"`
 	// Wire holds what the tap saw, in the order it saw it.
@@ -72,6 +78,48 @@ type Asked struct {
 	TransactionSize int    `json:"transaction_size,omitempty"`
 	AbortEvery      int    `json:"abort_every,omitempty"`
 }
+
+// Neighbour is another producer kconform ran on the run's topic, beside
+// the run's client: not the client under test, connected to the brokers
+// directly (not through the tap, so none of its traffic is in Wire), with
+// a producer id of its own, its records' values naming NeighbourRun so
+// that no run counts them as its own. Both kinds start once the run's
+// client has stopped, before the read-back, and stop after it.
+type Neighbour struct {
+	// Kind is NeighbourTxn or NeighbourPlain.
+	Kind string `json:"kind"`
+	// TransactionalID is a NeighbourTxn's transactional.id (never the
+	// run's); "" for a plain neighbour.
+	TransactionalID string `json:"transactional_id,omitempty"`
+	// Producers are the producer ids and epochs its batches carried, in
+	// the order first seen: the one its InitProducerId gave, and any its
+	// client took later.
+	Producers []ProducerEpoch `json:"producers"`
+	// Began is when it began writing (a NeighbourTxn: its
+	// BeginTransaction); Ended when it stopped (a NeighbourTxn: when its
+	// transaction was aborted, after the read-back).
+	Began time.Time `json:"began"`
+	Ended time.Time `json:"ended"`
+	// Records counts the records it had acknowledged, over Partitions
+	// (the partitions it wrote, from 0).
+	Records    int64 `json:"records"`
+	Partitions int   `json:"partitions"`
+}
+
+// Kinds of Neighbour.
+const (
+	// NeighbourTxn is a transactional producer that began a transaction,
+	// wrote one record to each partition in it, and held it open through
+	// the whole read-back (past the read_committed read's wait, its
+	// transaction timeout longer than that), then aborted it: its first
+	// batch holds each partition's last stable offset while the
+	// read-back runs.
+	NeighbourTxn = "txn"
+	// NeighbourPlain is an idempotent producer outside transactions that
+	// wrote round-robin to every partition from just before the read-back
+	// until after it.
+	NeighbourPlain = "plain"
+)
 
 // Killed records a driver killed at its stop.
 type Killed struct {

@@ -15,6 +15,10 @@ const payloadPrefix = "kc:"
 // a read-back of the run does not count them as its records.
 const FencerRun = "fencer"
 
+// NeighbourRun is the run id in the values of the records a run's
+// neighbours write (History.Neighbours): never a run's own either.
+const NeighbourRun = "neighbour"
+
 // Payload renders the value of record counter of partition in run.
 func Payload(runID string, partition int32, counter int64) []byte {
 	return fmt.Appendf(nil, "%s%s:%d:%d", payloadPrefix, runID, partition, counter)

@@ -85,7 +85,8 @@ func TestPlanLooksEachClientUpOnce(t *testing.T) {
 // (artifacts.Cell, through Scenario.Cell): the run's folder, the key of
 // the record its import goes to, the job's key, and the record's file
 // under results are one cell's, for a plain cell, real time with added
-// settings, a transaction.version and a transactional workload; a folder
+// settings, a transaction.version, a transactional workload and
+// neighbours on the topic; a folder
 // whose run stopped before run.json gives its cell back from its path.
 func TestOneCellNamesFolderRecordAndFile(t *testing.T) {
 	cells := []struct {
@@ -96,6 +97,8 @@ func TestOneCellNamesFolderRecordAndFile(t *testing.T) {
 		{Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "librdkafka", RealTime: true, Added: map[string]string{"b": "2", "a": "1"}}, "2.8.2-zk/librdkafka/seed-real-time-added-a=1,b=2"},
 		{Cell{Scenario: "txn-late-abort", Kafka: "4.4.0", Driver: "java", TransactionVersion: "1"}, "4.4.0-kraft/java-4.x/txn-late-abort-tv1"},
 		{Cell{Scenario: "freeze", Kafka: "4.4.0", Driver: "java", TransactionalID: "tx", RealTime: true}, "4.4.0-kraft/java-4.x/freeze-transactional-real-time"},
+		{Cell{Scenario: "seed", Kafka: "4.4.0", Driver: "reference", TransactionalID: "tx", Neighbours: []string{"plain", "txn"}}, "4.4.0-kraft/reference/seed-transactional-neighbour.txn-neighbour.plain"},
+		{Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", Neighbours: []string{"plain"}}, "2.8.2-zk/reference/seed-neighbour.plain"},
 	}
 	for _, x := range cells {
 		c, want := x.cell, x.want

@@ -133,6 +133,10 @@ type Cell struct {
 	// level ("1" or "tv1", Scenario.WithTransactionVersion); "" keeps the
 	// release's.
 	TransactionVersion string
+	// Neighbours are other producers run on the topic beside the client
+	// (Scenario.WithNeighbours: history.NeighbourTxn,
+	// history.NeighbourPlain), a variant of their own.
+	Neighbours []string
 }
 
 // Job resolves the cell into the job that runs it; an error says what in
@@ -188,6 +192,11 @@ func (c Cell) job(at scenario.Coordinates) (Job, error) {
 	}
 	if level >= 0 {
 		s = s.WithTransactionVersion(level)
+	}
+	if len(c.Neighbours) > 0 {
+		if s, err = s.WithNeighbours(c.Neighbours...); err != nil {
+			return Job{}, err
+		}
 	}
 	at = s.For(at)
 	if at.Driver, err = at.Lookup(); err != nil {

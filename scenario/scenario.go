@@ -77,6 +77,10 @@ type Scenario struct {
 	// Added are settings a user adds to a run (kconform run --set), in
 	// the driver's own names, applied last.
 	Added map[string]string
+	// Neighbours are other producers run on the topic beside the
+	// client, from its stop until after the read-back
+	// (history.NeighbourTxn, history.NeighbourPlain; WithNeighbours).
+	Neighbours []string
 	// Client, when set, is the driver this scenario always runs (a
 	// known-bad client's spec); otherwise KCONFORM_CLIENT picks it.
 	Client string
@@ -300,7 +304,7 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, drv *driver.
 
 	// Read the log back directly from the brokers, not through the tap;
 	// a transactional run waits for its open transactions to end first.
-	readCtx, cancel := context.WithTimeout(ctx, 3*time.Minute+readback.TransactionWait)
+	readCtx, cancel := context.WithTimeout(ctx, readBackBound)
 	defer cancel()
 	if err := c.WaitReady(readCtx); err != nil {
 		return nil, run, nil, fmt.Errorf("read back: %w", err)
@@ -313,7 +317,10 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, drv *driver.
 	if _, err := events.Seek(0, io.SeekStart); err != nil {
 		return nil, run, nil, err
 	}
-	h, warnings, err := ReadBack(readCtx, cl, cfg, events, readback.TransactionWait)
+	if len(s.Neighbours) > 0 {
+		fmt.Fprintf(progress, "kconform: %s: neighbours %s on the topic through the read-back\n", s.Name, strings.Join(s.Neighbours, ", "))
+	}
+	h, warnings, err := readBackBeside(readCtx, cl, c.BootstrapAddrs(), s.Neighbours, cfg, events, readback.TransactionWait, readBackBound)
 	if err != nil {
 		return nil, run, nil, err
 	}
@@ -354,6 +361,42 @@ func ReadBack(ctx context.Context, cl *kgo.Client, cfg producer.Config, events i
 	}
 	h.LogRead = true
 	return h, read.Warnings, nil
+}
+
+// readBackBound bounds a run's read-back, its wait for open
+// transactions included.
+const readBackBound = 3*time.Minute + readback.TransactionWait
+
+// readBackBeside is ReadBack with neighbours (Scenario.Neighbours) on the
+// topic: they start once the client has stopped, connected to brokers
+// directly, before the read-back begins (the transactional one's
+// transaction open on every partition, the plain one writing), and stop
+// once it has ended, the transactional one's transaction held open up to
+// hold; the history records them (History.Neighbours). Without
+// neighbours it is ReadBack.
+func readBackBeside(ctx context.Context, cl *kgo.Client, brokers []string, kinds []string, cfg producer.Config, events io.Reader, wait, hold time.Duration) (*history.History, []string, error) {
+	if len(kinds) == 0 {
+		return ReadBack(ctx, cl, cfg, events, wait)
+	}
+	n, err := producer.StartNeighbours(ctx, producer.NeighbourConfig{Brokers: brokers, Topic: Topic, Partitions: cfg.Partitions, Kinds: kinds,
+		TransactionalID: "kconform-neighbour-" + cfg.RunID, Hold: hold})
+	if err != nil {
+		return nil, nil, err
+	}
+	h, warnings, err := ReadBack(ctx, cl, cfg, events, wait)
+	// Stopped even when the read-back ran out of time: an abort on a
+	// ready cluster takes moments.
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	done, stopErr := n.Stop(stopCtx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if stopErr != nil {
+		return nil, nil, stopErr
+	}
+	h.Neighbours = done
+	return h, warnings, nil
 }
 
 // Asked is the contract a run of cfg holds its driver to: what driver.Args
@@ -551,6 +594,32 @@ func (s Scenario) WithTransactions(id string, size, abortEvery int) Scenario {
 	}
 	s.Producer.TransactionalID, s.Producer.TransactionSize, s.Producer.AbortEvery = id, size, abortEvery
 	return s
+}
+
+// NeighbourKinds are the kinds of neighbour a run can have on its topic,
+// in the order WithNeighbours names them in a variant.
+var NeighbourKinds = []string{history.NeighbourTxn, history.NeighbourPlain}
+
+// WithNeighbours returns the scenario with other producers on its topic
+// beside the client (Scenario.Neighbours), one of each kind given, as the
+// variant "neighbour.<kind>" per kind: such runs are cells of their own,
+// never mixed with the client alone on its topic.
+func (s Scenario) WithNeighbours(kinds ...string) (Scenario, error) {
+	for _, k := range kinds {
+		if !slices.Contains(NeighbourKinds, k) {
+			return s, fmt.Errorf("%q is not a neighbour: use %s", k, strings.Join(NeighbourKinds, " or "))
+		}
+	}
+	if len(s.Neighbours) > 0 {
+		return s, fmt.Errorf("%s has neighbours already (%s)", s.Name, strings.Join(s.Neighbours, ", "))
+	}
+	for _, k := range NeighbourKinds {
+		if slices.Contains(kinds, k) {
+			s.Neighbours = append(s.Neighbours, k)
+			s.Variant = strings.TrimPrefix(s.Variant+"-neighbour."+k, "-")
+		}
+	}
+	return s, nil
 }
 
 // TransactionVersion is the cluster feature KIP-890 part 2 added: level 2

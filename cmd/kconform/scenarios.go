@@ -9,6 +9,7 @@ import (
 
 	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/findings"
+	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/internal/cli"
 	"github.com/kconform/kconform/matrix"
 	"github.com/kconform/kconform/scenario"
@@ -59,6 +60,9 @@ func runRun(ctx context.Context, args []string) error {
 	fs.IntVar(&c.TransactionSize, "transaction-size", 0, "with --transactional-id: records per transaction (default 10)")
 	fs.IntVar(&c.AbortEvery, "abort-every", 0, "with --transactional-id: abort every n-th transaction on purpose; 0 never")
 	fs.StringVar(&c.TransactionVersion, "transaction-version", "", "format the cluster with this transaction.version (0, 1 or 2; KIP-890 part 2 is 2), Kafka 4.0+ in KRaft mode; default: the release's")
+	fs.Func("neighbour", "another producer on the topic beside the client, from its stop until after the read-back (repeatable): "+
+		history.NeighbourTxn+" holds a transaction open through the read-back, "+history.NeighbourPlain+" writes during it; a variant of its own (docs/usage.md)",
+		func(v string) error { c.Neighbours = append(c.Neighbours, v); return nil })
 	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
