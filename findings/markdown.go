@@ -402,16 +402,32 @@ func Summary(records []Record, notes []Note, cat Catalogue) string {
 	b.WriteString(clientTable(records, notes, cat))
 	b.WriteString("\n" + brokerFindings(records, notes))
 	b.WriteString(foundingRate(records, cat))
+	published, probes := cellCounts(records, false), cellCounts(records, true)
+	fmt.Fprintf(&b, "%s. Every cell with its rate under every label it was run with, its first finding, the client's code path and its public issue: [results/FINDINGS.md](results/FINDINGS.md); a bug report per FAILED cell: [results/reports/](results/reports/).",
+		published)
+	if probes != "" {
+		fmt.Fprintf(&b, " Apart from them, bisections' probes of other releases (NAME@VERSION, on the findings page by release and on [results/bisect/](results/bisect/README.md)): %s.", probes)
+	}
+	return b.String() + "\n"
+}
+
+// cellCounts says how many cells of the grid (variants apart) came out
+// how: of the built-in clients, or with probes of the bisections' probes
+// of other releases; "" for none.
+func cellCounts(records []Record, probes bool) string {
 	grades := map[verify.Grade]int{}
 	var blocks []string
 	cells := 0
 	for _, r := range records {
-		if r.variant() {
+		if r.variant() || OtherRelease(r.Client) != probes {
 			continue
 		}
 		cells++
 		grades[r.Grade]++
 		add(&blocks, r.Kafka+" "+r.Mode)
+	}
+	if cells == 0 {
+		return ""
 	}
 	slices.Sort(blocks)
 	var counts []string
@@ -420,9 +436,7 @@ func Summary(records []Record, notes []Note, cat Catalogue) string {
 			counts = append(counts, fmt.Sprintf("%d %s", grades[g], g))
 		}
 	}
-	fmt.Fprintf(&b, "%d cells (client x scenario x Kafka %s): %s. Every cell with its rate under every label it was run with, its first finding, the client's code path and its public issue: [results/FINDINGS.md](results/FINDINGS.md); a bug report per FAILED cell: [results/reports/](results/reports/).\n",
-		cells, strings.Join(blocks, ", "), strings.Join(counts, ", "))
-	return b.String()
+	return fmt.Sprintf("%d cells (client x scenario x Kafka %s): %s", cells, strings.Join(blocks, ", "), strings.Join(counts, ", "))
 }
 
 // FindingsFile is the page of every finding, in the results folder.
