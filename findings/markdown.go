@@ -361,6 +361,12 @@ func settingsText(r Record) string {
 			parts = append(parts, fmt.Sprintf("`%s=%s` added", s.Key, s.Value))
 		case artifacts.ScenarioSetting:
 			parts = append(parts, fmt.Sprintf("`%s=%s` the scenario's", s.Key, s.Value))
+		case artifacts.DriverSetting:
+			// The driver's own, where it differs from the library's
+			// default (docs/clients.md gives the library's reason).
+			if s.Default != "" && s.Default != s.Value {
+				parts = append(parts, fmt.Sprintf("`%s=%s` the driver's (default %s)", s.Key, s.Value, s.Default))
+			}
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -498,7 +504,7 @@ var legend = []string{
 	"**A rate** names the grade it counts: `FAILED in 2 of 3 runs (1 INCONCLUSIVE)` is two runs FAILED of three, one of them could not be judged; " +
 		"`PASS in 1 of 1 run` is one run, passed. A grid cell shows its worst grade's rate and that grade's check.",
 	"**A label** says how the runs ran: *compressed timers* (client timers shortened to stand for a longer outage), " +
-		"*the scenario's own client timeouts* (short timeouts its fault needs), *the client's defaults* (no client setting but what the driver needs), " +
+		"*the scenario's own client timeouts* (short timeouts its fault needs), *the client's defaults* (no client setting but those the driver always makes, each listed with the library's reason in [docs/clients.md](../docs/clients.md) and in every record and bug report: KafkaJS's `maxInFlightRequests: 1`, say), " +
 		"*X added* (a setting a user added), *the real outage* (the outage a compressed one stands for), *run with --real-time* (the client's defaults by that command, in a scenario with no outage to lengthen), *transaction.version N* (a cluster formatted so).",
 	"**Grades** ([docs/grades.md](../docs/grades.md), [docs/checks.md](../docs/checks.md)): FAILED, the promise broken; NON-STRICT, a sequence rule broken on the wire that the broker turned away and the client recovered from; " +
 		"INCONCLUSIVE, the run could not be judged; INFORMATIONAL, allowed but worth knowing; ERROR, the run could not be carried out; † marks a cell with fewer than 3 runs.",
