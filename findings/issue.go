@@ -36,6 +36,9 @@ func Issues(results, key string, judge Judge, cat Catalogue) ([]Issue, error) {
 	if err != nil {
 		return nil, err
 	}
+	if notes, err = ExpandNotes(notes, records, cat); err != nil {
+		return nil, err
+	}
 	uses, err := usesFor(results)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -38,6 +39,54 @@ type Note struct {
 	// Check, when set, narrows an owner note to the cells whose finding
 	// is of that check: one cell can show two findings of two owners.
 	Check string `json:"check,omitempty"`
+	// Runs are the runs the note rests on, each "<cell key> <run id>
+	// <grade>[ <check>]" as its record holds it: a test fails when one
+	// is retired or its record no longer says so (the note outlived its
+	// runs). A rate the note gives is written {rate <cell key>} (the
+	// cell's rate of its worst grade) or {rate <cell key> <GRADE>}, and
+	// the pages put the record's rate there, with the cell it counts
+	// (ExpandNotes).
+	Runs []string `json:"runs,omitempty"`
+}
+
+// rateRef is a rate in a note's text, filled in from the records.
+var rateRef = regexp.MustCompile(`\{rate ([^ }]+)(?: ([A-Z-]+))?\}`)
+
+// ExpandNotes puts into every note's texts the rates its {rate ...}
+// references name, from the records, so that a rate a note gives is the
+// record's; a reference to no cell is an error that names it.
+func ExpandNotes(notes []Note, records []Record, cat Catalogue) ([]Note, error) {
+	byKey := map[string]Record{}
+	for _, r := range records {
+		byKey[r.Key()] = r
+	}
+	var bad []string
+	expand := func(s string) string {
+		return rateRef.ReplaceAllStringFunc(s, func(m string) string {
+			x := rateRef.FindStringSubmatch(m)
+			r, ok := byKey[x[1]]
+			if !ok {
+				bad = append(bad, x[1])
+				return m
+			}
+			g := r.Grade
+			if x[2] != "" {
+				g = verify.Grade(x[2])
+			}
+			// The cell named in full, not "with" its label alone: a
+			// note's rates are of several cells that may share a label.
+			return fmt.Sprintf("%s%s (%s, %s, Kafka %s %s, %s)", verify.Rate(g, r.Grades), r.unkept(g), r.Client, r.Row(), r.Kafka, r.Mode, r.Label(cat))
+		})
+	}
+	out := slices.Clone(notes)
+	for i := range out {
+		n := &out[i]
+		n.Text, n.Title, n.Shown, n.Known = expand(n.Text), expand(n.Title), expand(n.Shown), expand(n.Known)
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("%s: {rate ...} names no cell: %s", NotesFile, strings.Join(bad, ", "))
+	}
+	return out, nil
 }
 
 // Ownership is the note that says whose finding r is, the one narrowed
@@ -453,6 +502,9 @@ const FindingsFile = "FINDINGS.md"
 func Texts(dir string, records []Record, cat Catalogue) (summary, page string, err error) {
 	notes, err := ReadNotes(filepath.Join(dir, NotesFile))
 	if err != nil {
+		return "", "", err
+	}
+	if notes, err = ExpandNotes(notes, records, cat); err != nil {
 		return "", "", err
 	}
 	return Summary(records, notes, cat), FindingsPage(records, notes, cat), nil
