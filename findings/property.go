@@ -206,7 +206,7 @@ func propertyCell(client string, p verify.Property, records []Record, notes []No
 		}
 		own = append(own, h)
 	}
-	b, brokerOnly := pick(brokers)
+	b, metBroker := pick(brokers)
 	switch w, ok := pick(own); {
 	case ok:
 		s := w.text(cat)
@@ -216,11 +216,11 @@ func propertyCell(client string, p verify.Property, records []Record, notes []No
 		if len(own) > 1 {
 			s += fmt.Sprintf("; %d cells in all", len(own))
 		}
-		if brokerOnly {
+		if metBroker {
 			s += fmt.Sprintf("; it also met the broker's %s (%s)", b.note.ref(), b.Row())
 		}
 		return s
-	case brokerOnly:
+	case metBroker:
 		s := fmt.Sprintf("the broker's finding, not the client's: %s (%s's code), %s", b.note.ref(), b.note.Library, b.text(cat))
 		if len(brokers) > 1 {
 			s += fmt.Sprintf("; %d cells in all", len(brokers))
