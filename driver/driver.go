@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kconform/kconform/internal/artifacts"
 	"io"
 	"maps"
 	"os"
@@ -356,6 +357,16 @@ func (d *Driver) Required() map[string]string {
 		maps.Copy(s, d.client.Family.Required)
 	}
 	return s
+}
+
+// Own is what the driver's code sets whatever the scenario, as a run
+// records it (OwnSettings, plumbing left out); none for a command line.
+func (d *Driver) Own() []artifacts.Setting {
+	if d.client == nil {
+		return nil
+	}
+	own, _ := OwnSettings(d.Name)
+	return Recorded(own)
 }
 
 // Settings renders the knobs of the bundled producer's Config that every

@@ -59,6 +59,7 @@ func ClientsMarkdown() string {
 			"(kgo: snappy; the tap names each record on the wire by its value), a produce request may take 30 s (kgo: 10 s; 30 s is "+
 			"Kafka's and the Java client's default) and a batch goes out at once (kgo lingers 10 ms).\n", strings.Join(inProcess, ", "))
 	}
+	b.WriteString(ownMarkdown())
 	return b.String()
 }
 
@@ -182,4 +183,47 @@ func wrapItem(text string) string {
 		line += " " + w
 	}
 	return b.String() + line + "\n"
+}
+
+// ownMarkdown lists what each driver's code sets whatever the scenario
+// (driver/own.go, read against the code by TestDriverSettingsAreListed),
+// with the library's default and its reason: every run records the
+// settings that are not plumbing as the driver's, so a cell "with the
+// client's defaults" is the client's defaults and these.
+func ownMarkdown() string {
+	var b strings.Builder
+	b.WriteString("\nWhat each driver's code sets whatever the scenario, beyond or besides the library's defaults, with the library's reason ")
+	b.WriteString("(`driver/own.go`; `TestDriverSettingsAreListed` reads each driver's `kconform:driver-settings` block under `producer/` against it). ")
+	b.WriteString("Every run records those that are not plumbing as settings of kind `driver`, and every record and bug report lists them: ")
+	b.WriteString("\"the client's defaults\" means the client's defaults and these.\n\n")
+	b.WriteString("| client | setting | value | library's default | why |\n| --- | --- | --- | --- | --- |\n")
+	seen := map[string]bool{}
+	for _, c := range registry {
+		own, ok := OwnSettings(c.Name)
+		if !ok {
+			continue
+		}
+		name := c.Name
+		if c.Family.Name == Java {
+			if seen[Java] {
+				continue
+			}
+			seen[Java], name = true, "java-2.8, java-3.9, java-4.x"
+		}
+		for _, o := range own {
+			why := o.Why
+			if o.Plumbing {
+				why = "plumbing: " + why
+			}
+			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", name, o.Key, o.Value, valueOrDash(o.Default), strings.ReplaceAll(why, "|", "\\|"))
+		}
+	}
+	return b.String()
+}
+
+func valueOrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kconform/kconform/chaos"
 	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
 
@@ -33,6 +34,9 @@ func Issues(results, key string, judge Judge, cat Catalogue) ([]Issue, error) {
 	}
 	notes, err := ReadNotes(filepath.Join(results, NotesFile))
 	if err != nil {
+		return nil, err
+	}
+	if notes, err = ExpandNotes(notes, records, cat); err != nil {
 		return nil, err
 	}
 	uses, err := usesFor(results)
@@ -183,14 +187,19 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, uses []Setti
 		fmt.Fprintf(&b, "| machine | %s |\n", run.Load)
 	}
 	if len(r.Settings) > 0 {
-		b.WriteString("\nClient settings (every other setting is the client's default), and whether people run with such values (results/settings.json):\n\n| setting | value | kind | in use |\n|---|---|---|---|\n")
+		b.WriteString("\nClient settings (every other setting is the client's default; kind `driver`: what kconform's driver sets whatever the scenario, with the library's reason, docs/clients.md), and whether people run with such values (results/settings.json):\n\n| setting | value | kind | in use |\n|---|---|---|---|\n")
 		for _, s := range r.Settings {
 			kind := s.Kind
 			if s.Default != "" {
 				kind += fmt.Sprintf(" (default %s)", s.Default)
 			}
 			use := "-"
-			if u, ok := useOf(uses, r, s.Key, s.Value); ok && s.Kind != "driver" {
+			if s.Kind == artifacts.DriverSetting && s.Why != "" {
+				// The driver's own setting: the library's reason for it
+				// (docs/clients.md), in place of how often people set it.
+				use = "the driver's own, whatever the scenario: " + strings.ReplaceAll(s.Why, "|", "\\|")
+			}
+			if u, ok := useOf(uses, r, s.Key, s.Value); ok && s.Kind != artifacts.DriverSetting {
 				use = u.Used + ": " + strings.TrimSuffix(u.Summary, ".")
 				if len(u.Evidence) > 0 {
 					use += fmt.Sprintf(" (\"%s\", %s)", strings.ReplaceAll(u.Evidence[0].Quote, "|", "\\|"), strings.ReplaceAll(u.Evidence[0].Source, "|", "\\|"))

@@ -1,7 +1,6 @@
 package findings
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -96,22 +95,29 @@ func (r Record) rateOf(g verify.Grade, cat Catalogue) string {
 	return verify.Rate(g, r.Grades) + r.unkept(g) + " with " + r.Label(cat)
 }
 
-// unkept says how many runs of grade g kept no history, "" when every one
-// did (or g passes).
+// unkept says how many runs of grade g kept no history, and how many the
+// harness made before a fix that could change them, "" when none did (or
+// g passes).
 func (r Record) unkept(g verify.Grade) string {
-	if g == verify.Pass {
-		return ""
-	}
-	n := 0
+	n, old, others := 0, map[string]int{}, map[string]int{}
 	for _, run := range r.RunList {
-		if run.Grade == g && run.Evidence == "" {
+		if run.Grade != g {
+			if run.OldHarness != "" && run.Grade != verify.NotApplicable {
+				others[run.OldHarness]++
+			}
+			continue
+		}
+		if run.Evidence == "" {
 			n++
 		}
+		if run.OldHarness != "" {
+			old[run.OldHarness]++
+		}
 	}
-	if n == 0 {
-		return ""
+	if g == verify.Pass {
+		n = 0 // a pass keeps no history
 	}
-	return fmt.Sprintf(" (%d of them without a kept history)", n)
+	return disclosed(r.Grades[g], n, old, others)
 }
 
 // DefaultsRecord is the cell of r's client, scenario and broker run with

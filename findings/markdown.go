@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -38,6 +39,54 @@ type Note struct {
 	// Check, when set, narrows an owner note to the cells whose finding
 	// is of that check: one cell can show two findings of two owners.
 	Check string `json:"check,omitempty"`
+	// Runs are the runs the note rests on, each "<cell key> <run id>
+	// <grade>[ <check>]" as its record holds it: a test fails when one
+	// is retired or its record no longer says so (the note outlived its
+	// runs). A rate the note gives is written {rate <cell key>} (the
+	// cell's rate of its worst grade) or {rate <cell key> <GRADE>}, and
+	// the pages put the record's rate there, with the cell it counts
+	// (ExpandNotes).
+	Runs []string `json:"runs,omitempty"`
+}
+
+// rateRef is a rate in a note's text, filled in from the records.
+var rateRef = regexp.MustCompile(`\{rate ([^ }]+)(?: ([A-Z-]+))?\}`)
+
+// ExpandNotes puts into every note's texts the rates its {rate ...}
+// references name, from the records, so that a rate a note gives is the
+// record's; a reference to no cell is an error that names it.
+func ExpandNotes(notes []Note, records []Record, cat Catalogue) ([]Note, error) {
+	byKey := map[string]Record{}
+	for _, r := range records {
+		byKey[r.Key()] = r
+	}
+	var bad []string
+	expand := func(s string) string {
+		return rateRef.ReplaceAllStringFunc(s, func(m string) string {
+			x := rateRef.FindStringSubmatch(m)
+			r, ok := byKey[x[1]]
+			if !ok {
+				bad = append(bad, x[1])
+				return m
+			}
+			g := r.Grade
+			if x[2] != "" {
+				g = verify.Grade(x[2])
+			}
+			// The cell named in full, not "with" its label alone: a
+			// note's rates are of several cells that may share a label.
+			return fmt.Sprintf("%s%s (%s, %s, Kafka %s %s, %s)", verify.Rate(g, r.Grades), r.unkept(g), r.Client, r.Row(), r.Kafka, r.Mode, r.Label(cat))
+		})
+	}
+	out := slices.Clone(notes)
+	for i := range out {
+		n := &out[i]
+		n.Text, n.Title, n.Shown, n.Known = expand(n.Text), expand(n.Title), expand(n.Shown), expand(n.Known)
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("%s: {rate ...} names no cell: %s", NotesFile, strings.Join(bad, ", "))
+	}
+	return out, nil
 }
 
 // Ownership is the note that says whose finding r is, the one narrowed
@@ -361,6 +410,12 @@ func settingsText(r Record) string {
 			parts = append(parts, fmt.Sprintf("`%s=%s` added", s.Key, s.Value))
 		case artifacts.ScenarioSetting:
 			parts = append(parts, fmt.Sprintf("`%s=%s` the scenario's", s.Key, s.Value))
+		case artifacts.DriverSetting:
+			// The driver's own, where it differs from the library's
+			// default (docs/clients.md gives the library's reason).
+			if s.Default != "" && s.Default != s.Value {
+				parts = append(parts, fmt.Sprintf("`%s=%s` the driver's (default %s)", s.Key, s.Value, s.Default))
+			}
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -405,16 +460,32 @@ func Summary(records []Record, notes []Note, cat Catalogue) string {
 	b.WriteString(clientTable(records, notes, cat))
 	b.WriteString("\n" + brokerFindings(records, notes))
 	b.WriteString(foundingRate(records, cat))
+	published, probes := cellCounts(records, false), cellCounts(records, true)
+	fmt.Fprintf(&b, "%s. Every cell with its rate under every label it was run with, its first finding, the client's code path and its public issue: [results/FINDINGS.md](results/FINDINGS.md); a bug report per FAILED cell: [results/reports/](results/reports/).",
+		published)
+	if probes != "" {
+		fmt.Fprintf(&b, " Apart from them, bisections' probes of other releases (NAME@VERSION, on the findings page by release and on [results/bisect/](results/bisect/README.md)): %s.", probes)
+	}
+	return b.String() + "\n"
+}
+
+// cellCounts says how many cells of the grid (variants apart) came out
+// how: of the built-in clients, or with probes of the bisections' probes
+// of other releases; "" for none.
+func cellCounts(records []Record, probes bool) string {
 	grades := map[verify.Grade]int{}
 	var blocks []string
 	cells := 0
 	for _, r := range records {
-		if r.variant() {
+		if r.variant() || OtherRelease(r.Client) != probes {
 			continue
 		}
 		cells++
 		grades[r.Grade]++
 		add(&blocks, r.Kafka+" "+r.Mode)
+	}
+	if cells == 0 {
+		return ""
 	}
 	slices.Sort(blocks)
 	var counts []string
@@ -423,9 +494,7 @@ func Summary(records []Record, notes []Note, cat Catalogue) string {
 			counts = append(counts, fmt.Sprintf("%d %s", grades[g], g))
 		}
 	}
-	fmt.Fprintf(&b, "%d cells (client x scenario x Kafka %s): %s. Every cell with its rate under every label it was run with, its first finding, the client's code path and its public issue: [results/FINDINGS.md](results/FINDINGS.md); a bug report per FAILED cell: [results/reports/](results/reports/).\n",
-		cells, strings.Join(blocks, ", "), strings.Join(counts, ", "))
-	return b.String()
+	return fmt.Sprintf("%d cells (client x scenario x Kafka %s): %s", cells, strings.Join(blocks, ", "), strings.Join(counts, ", "))
 }
 
 // FindingsFile is the page of every finding, in the results folder.
@@ -436,6 +505,9 @@ const FindingsFile = "FINDINGS.md"
 func Texts(dir string, records []Record, cat Catalogue) (summary, page string, err error) {
 	notes, err := ReadNotes(filepath.Join(dir, NotesFile))
 	if err != nil {
+		return "", "", err
+	}
+	if notes, err = ExpandNotes(notes, records, cat); err != nil {
 		return "", "", err
 	}
 	return Summary(records, notes, cat), FindingsPage(records, notes, cat), nil
@@ -487,7 +559,7 @@ var legend = []string{
 	"**A rate** names the grade it counts: `FAILED in 2 of 3 runs (1 INCONCLUSIVE)` is two runs FAILED of three, one of them could not be judged; " +
 		"`PASS in 1 of 1 run` is one run, passed. A grid cell shows its worst grade's rate and that grade's check.",
 	"**A label** says how the runs ran: *compressed timers* (client timers shortened to stand for a longer outage), " +
-		"*the scenario's own client timeouts* (short timeouts its fault needs), *the client's defaults* (no client setting but what the driver needs), " +
+		"*the scenario's own client timeouts* (short timeouts its fault needs), *the client's defaults* (no client setting but those the driver always makes, each listed with the library's reason in [docs/clients.md](../docs/clients.md) and in every record and bug report: KafkaJS's `maxInFlightRequests: 1`, say), " +
 		"*X added* (a setting a user added), *the real outage* (the outage a compressed one stands for), *run with --real-time* (the client's defaults by that command, in a scenario with no outage to lengthen), *transaction.version N* (a cluster formatted so).",
 	"**Grades** ([docs/grades.md](../docs/grades.md), [docs/checks.md](../docs/checks.md)): FAILED, the promise broken; NON-STRICT, a sequence rule broken on the wire that the broker turned away and the client recovered from; " +
 		"INCONCLUSIVE, the run could not be judged; INFORMATIONAL, allowed but worth knowing; ERROR, the run could not be carried out; † marks a cell with fewer than 3 runs.",

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
 
@@ -23,41 +24,67 @@ type PropertyResult struct {
 	// Unjudged the runs that could not be judged (INCONCLUSIVE, ERROR);
 	// Runs all of them.
 	Broken, Held, Unjudged, Runs int
+	// Unkept counts the broken runs that kept no history, Old those the
+	// harness made before a fix that could change them, by fix.
+	Unkept         int
+	Old, OldOthers map[string]int
 }
 
 // Rate is the result's rate in the one notation (verify.Rate): "FAILED
 // in 2 of 3 runs (1 INCONCLUSIVE)", counting only the runs whose finding
 // is of the property.
 func (p PropertyResult) Rate() string {
-	return verify.Rate(p.Grade, map[verify.Grade]int{p.Grade: p.Broken, verify.Inconclusive: p.Unjudged, verify.Pass: p.Runs - p.Broken - p.Unjudged})
+	return verify.Rate(p.Grade, map[verify.Grade]int{p.Grade: p.Broken, verify.Inconclusive: p.Unjudged, verify.Pass: p.Runs - p.Broken - p.Unjudged}) + disclosed(p.Broken, p.Unkept, p.Old, p.OldOthers)
 }
 
 // Property is the cell's result for property p. A transactional property
 // of a cell that ran no transactions is judged in none of its runs.
 func (r Record) Property(p verify.Property) PropertyResult {
 	out := PropertyResult{Property: p}
+	var broken []Run
 	for _, run := range r.RunList {
 		if run.Grade == verify.NotApplicable {
 			continue
 		}
 		out.Runs++
+		grade, before := out.Grade, out.Broken
 		if run.Properties != nil {
 			out.count(run.Properties[p])
-			continue
+		} else {
+			switch {
+			case p == verify.BreaksTransaction && !r.Transactional:
+			case (run.Grade == verify.Failed || run.Grade == verify.NonStrict) && verify.PropertyOf(verify.CheckID(run.Check)) == p:
+				if out.Grade == "" || verify.Worse(out.Grade, run.Grade) != out.Grade {
+					out.Grade, out.Check, out.Broken = run.Grade, run.Check, 0
+				}
+				if run.Grade == out.Grade {
+					out.Broken++
+				}
+			case run.Grade == verify.Pass || run.Grade == verify.Informational:
+				out.Held++
+			case run.Grade == verify.Inconclusive || run.Grade == verify.Error:
+				out.Unjudged++
+			}
 		}
 		switch {
-		case p == verify.BreaksTransaction && !r.Transactional:
-		case (run.Grade == verify.Failed || run.Grade == verify.NonStrict) && verify.PropertyOf(verify.CheckID(run.Check)) == p:
-			if out.Grade == "" || verify.Worse(out.Grade, run.Grade) != out.Grade {
-				out.Grade, out.Check, out.Broken = run.Grade, run.Check, 0
-			}
-			if run.Grade == out.Grade {
-				out.Broken++
-			}
-		case run.Grade == verify.Pass || run.Grade == verify.Informational:
-			out.Held++
-		case run.Grade == verify.Inconclusive || run.Grade == verify.Error:
-			out.Unjudged++
+		case out.Grade != grade:
+			broken = []Run{run}
+		case out.Broken > before:
+			broken = append(broken, run)
+		}
+	}
+	out.Old, out.OldOthers = map[string]int{}, map[string]int{}
+	for _, run := range r.RunList {
+		if run.OldHarness != "" && run.Grade != verify.NotApplicable && !slices.ContainsFunc(broken, func(b Run) bool { return b.RunID == run.RunID }) {
+			out.OldOthers[run.OldHarness]++
+		}
+	}
+	for _, run := range broken {
+		if run.Evidence == "" {
+			out.Unkept++
+		}
+		if run.OldHarness != "" {
+			out.Old[run.OldHarness]++
 		}
 	}
 	return out
@@ -150,38 +177,56 @@ func clientTable(records []Record, notes []Note, cat Catalogue) string {
 	return b.String()
 }
 
-// propertyCell is one cell of the client table.
+// propertyCell is one cell of the client table. Its headline is a plain
+// cell (the scenario's own settings, or the client's defaults) whenever
+// one breaks the property: a cell with settings a user added is the
+// headline only when no plain cell broke it. Cells of one scenario run
+// under the same settings count as one rate (sameSettings). A finding
+// whose code is the broker's alone (its owner note) is not the client's:
+// the cell shows it as the broker's, with its issue, after the client's
+// own finding or in place of one.
 func propertyCell(client string, p verify.Property, records []Record, notes []Note, cat Catalogue) string {
-	var worst *Record
-	var worstResult PropertyResult
-	broken, held, runs := 0, 0, 0
-	for i, r := range records {
-		if r.Client != client || p == verify.BreaksTransaction && !r.Transactional {
+	var own, brokers []headline
+	held, runs := 0, 0
+	for _, c := range sameSettings(records, client, cat) {
+		if p == verify.BreaksTransaction && !c.Transactional {
 			continue
 		}
-		x := r.Property(p)
+		x := c.Property(p)
 		held += x.Held
 		runs += x.Runs
 		if x.Grade == "" {
 			continue
 		}
-		broken++
-		if worst == nil || worseFinding(x, worstResult, r, *worst) {
-			worst, worstResult = &records[i], x
+		h := headline{Record: c.Record, members: c.members, result: x}
+		if n, ok := Ownership(c.Record, notes); ok && n.Owner == "broker" && x.Grade == verify.Failed {
+			h.note = n
+			brokers = append(brokers, h)
+			continue
 		}
+		own = append(own, h)
 	}
-	switch {
-	case worst != nil:
-		link := "results/" + FindingsFile
-		if worst.Grade == verify.Failed && worstResult.Grade == verify.Failed {
-			link = "results/reports/" + ReportFile(*worst)
-		}
-		s := fmt.Sprintf("[%s](%s): %s, %s %s, %s", worstResult.Rate(), link, worst.Row(), worst.Kafka, worst.Mode, worst.Label(cat))
-		if n, ok := Ownership(*worst, notes); ok && worstResult.Grade == verify.Failed {
+	b, metBroker := pick(brokers)
+	switch w, ok := pick(own); {
+	case ok:
+		s := w.text(cat)
+		if n, ok := Ownership(w.Record, notes); ok && w.result.Grade == verify.Failed {
 			s += "; " + n.whose(client)
 		}
-		if broken > 1 {
-			s += fmt.Sprintf("; %d cells in all", broken)
+		if len(own) > 1 {
+			s += fmt.Sprintf("; %d cells in all", len(own))
+		}
+		if metBroker {
+			s += fmt.Sprintf("; it also met the broker's %s (%s)", b.note.ref(), b.Row())
+		}
+		return s
+	case metBroker:
+		s := fmt.Sprintf("the broker's finding, not the client's: %s (%s's code), %s", b.note.ref(), b.note.Library, b.text(cat))
+		if len(brokers) > 1 {
+			s += fmt.Sprintf("; %d cells in all", len(brokers))
+		}
+		if held > 0 {
+			s += fmt.Sprintf("; held in its other runs (%s passed)", plural(held, "run"))
 		}
 		return s
 	case held > 0:
@@ -190,6 +235,111 @@ func propertyCell(client string, p verify.Property, records []Record, notes []No
 		return "cannot be judged"
 	}
 	return "not run"
+}
+
+// headline is a cell (its runs under one set of settings) that breaks a
+// property, as the client table may show it.
+type headline struct {
+	Record
+	members []Record
+	result  PropertyResult
+	note    Note
+}
+
+// text is the headline's rate linked to its finding, where it showed and
+// under which settings.
+func (h headline) text(cat Catalogue) string {
+	link := "results/" + FindingsFile
+	if h.result.Grade == verify.Failed {
+		// The report of the cell whose run a bug report is about: the
+		// first member FAILED.
+		for _, m := range h.members {
+			if m.Grade == verify.Failed {
+				link = "results/reports/" + ReportFile(m)
+				break
+			}
+		}
+	}
+	return fmt.Sprintf("[%s](%s): %s, %s %s, %s", h.result.Rate(), link, h.Row(), h.Kafka, h.Mode, h.labels(cat))
+}
+
+// labels is the label of every cell the headline's runs came from, once.
+func (h headline) labels(cat Catalogue) string {
+	var out []string
+	for _, m := range h.members {
+		add(&out, m.Label(cat))
+	}
+	return strings.Join(out, " and ")
+}
+
+// pick is the headline among cells that break a property: a plain cell
+// (no setting added) over any with settings added, then the worse finding.
+func pick(cells []headline) (headline, bool) {
+	var best headline
+	found := false
+	for _, c := range cells {
+		if !found || (len(c.Added) == 0) != (len(best.Added) == 0) && len(c.Added) == 0 ||
+			(len(c.Added) == 0) == (len(best.Added) == 0) && worseFinding(c.result, best.result, c.Record, best.Record) {
+			best, found = c, true
+		}
+	}
+	return best, found
+}
+
+// merged is the runs of one or more cells of a client's scenario run
+// under the same settings, as one record, with the cells it holds.
+type merged struct {
+	Record
+	members []Record
+}
+
+// sameSettings is the client's cells with those of one scenario, broker
+// and variant run under the same settings merged into one record: the
+// scenario's own settings being the client's defaults, its runs and its
+// runs with --real-time are one rate, unless --real-time lengthened an
+// outage (the real outage is another condition). Settings the driver
+// always makes do not tell cells apart.
+func sameSettings(records []Record, client string, cat Catalogue) []merged {
+	var out []merged
+	index := map[string]int{}
+	for _, r := range records {
+		if r.Client != client {
+			continue
+		}
+		k := r.conditions(cat)
+		i, ok := index[k]
+		if !ok {
+			index[k] = len(out)
+			out = append(out, merged{Record: r, members: []Record{r}})
+			continue
+		}
+		m := &out[i]
+		m.members = append(m.members, r)
+		if m.ClientDefaults && !r.ClientDefaults {
+			// The cell without --real-time names the merged one.
+			runs := m.RunList
+			m.Record = r
+			m.RunList = runs
+		}
+		m.RunList = append(slices.Clone(m.RunList), r.RunList...)
+		m.Transactional = m.Transactional || r.Transactional
+		m.tally()
+	}
+	return out
+}
+
+// conditions says what a cell's runs ran under, as a key: two cells with
+// the same conditions are one rate.
+func (r Record) conditions(cat Catalogue) string {
+	var set []string
+	for _, s := range r.Settings {
+		if s.Kind != artifacts.DriverSetting {
+			set = append(set, s.Key+"="+s.Value)
+		}
+	}
+	slices.Sort(set)
+	realOutage := r.ClientDefaults && slices.Contains(cat.RealOutage, r.Scenario)
+	return strings.Join([]string{r.Client, r.Scenario, r.Kafka, r.Mode, r.Variant, r.Timing, strings.Join(r.Added, ","), strings.Join(set, ","), fmt.Sprint(realOutage)}, "|")
 }
 
 // whose says in a few words whose code the finding is, for a client's

@@ -90,6 +90,10 @@ type Run struct {
 	Properties map[verify.Property]string `json:"properties,omitempty"`
 	// Load is the machine's load while the run ran, when it was recorded.
 	Load *artifacts.Load `json:"load,omitempty"`
+	// OldHarness names the harness fix the run predates when that fix
+	// could change its outcome (harness.json: "the port-isolation fix
+	// 6d22713"); Read works it out, records do not store it.
+	OldHarness string `json:"-"`
 	// settings and version travel to the record, not to the file; source
 	// is the run's artifacts folder while it is being imported.
 	settings []artifacts.Setting
@@ -621,6 +625,9 @@ func Read(dir string) ([]Record, error) {
 		out = append(out, r)
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
 	slices.SortFunc(out, func(a, b Record) int { return strings.Compare(a.Key(), b.Key()) })
-	return out, err
+	return out, markOldHarness(dir, out)
 }

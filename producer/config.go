@@ -157,6 +157,7 @@ func (c Config) withDefaults() (Config, error) {
 // options turns the config into kgo options.
 func (c Config) options() ([]kgo.Opt, error) {
 	opts := []kgo.Opt{
+		// kconform:driver-settings begin (each listed with the library's reason in driver/own.go and docs/clients.md)
 		kgo.SeedBrokers(c.Brokers...),
 		kgo.DefaultProduceTopic(c.Topic),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
@@ -165,6 +166,7 @@ func (c Config) options() ([]kgo.Opt, error) {
 		kgo.ProduceRequestTimeout(c.RequestTimeout),
 		kgo.ProducerBatchCompression(kgo.NoCompression()),
 		kgo.ClientID("kconform-producer"),
+		// kconform:driver-settings end
 	}
 	if c.DeliveryTimeout > 0 {
 		opts = append(opts, kgo.RecordDeliveryTimeout(c.DeliveryTimeout))

@@ -511,7 +511,7 @@ func (s Scenario) Settings(drv *driver.Driver, cfg producer.Config) (map[string]
 		for _, k := range slices.Sorted(maps.Keys(s.Added)) {
 			used = append(used, artifacts.Setting{Key: k, Value: s.Added[k], Kind: artifacts.AddedSetting})
 		}
-		return settings, used
+		return settings, withOwn(used, drv)
 	}
 	byFamily := map[string]map[string]string{}
 	for f, m := range s.ClientSettings {
@@ -543,7 +543,19 @@ func (s Scenario) Settings(drv *driver.Driver, cfg producer.Config) (map[string]
 		used = append(used, s.ConfigTimers()...)
 		slices.SortFunc(used, func(a, b artifacts.Setting) int { return strings.Compare(a.Key, b.Key) })
 	}
-	return settings, used
+	return settings, withOwn(used, drv)
+}
+
+// withOwn adds to a run's settings those the driver's code makes whatever
+// the scenario (driver.OwnSettings), each once: a setting the run gave
+// the driver under the same name is the one that counts.
+func withOwn(used []artifacts.Setting, drv *driver.Driver) []artifacts.Setting {
+	for _, o := range drv.Own() {
+		if !slices.ContainsFunc(used, func(u artifacts.Setting) bool { return u.Key == o.Key }) {
+			used = append(used, o)
+		}
+	}
+	return used
 }
 
 // ConfigTimers are the timers the scenario gives kconform's own producer

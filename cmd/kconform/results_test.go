@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/findings"
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
 
@@ -106,6 +109,36 @@ func TestEveryFailedCellHasItsOwnerItsKnownIssueAndADefaultsRate(t *testing.T) {
 		}
 		if d, ok := findings.DefaultsRecord(r, records); !ok || d.Runs < 3 {
 			t.Errorf("%s: FAILED, and not run 3 times with the client's defaults (kconform matrix --real-time --repeat 3)", r.Key())
+		}
+	}
+}
+
+// Every record lists the settings its client's driver makes whatever the
+// scenario (driver.OwnSettings: KafkaJS's maxInFlightRequests: 1, say),
+// with the library's reason, and so does every bug report: "the client's
+// defaults" never hides one.
+func TestRecordsAndReportsListTheDriversSettings(t *testing.T) {
+	records, err := findings.Read("../../results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range records {
+		own, ok := driver.OwnSettings(r.Client)
+		if !ok {
+			t.Errorf("%s: client %s has no driver settings listed (driver/own.go)", r.Key(), r.Client)
+			continue
+		}
+		report, _ := os.ReadFile(filepath.Join("../../results/reports", findings.ReportFile(r)))
+		for _, o := range driver.Recorded(own) {
+			i := slices.IndexFunc(r.Settings, func(s artifacts.Setting) bool { return s.Key == o.Key })
+			switch {
+			case i < 0:
+				t.Errorf("%s: its record does not list the driver's %s=%s", r.Key(), o.Key, o.Value)
+			case r.Settings[i].Kind == artifacts.DriverSetting && r.Settings[i].Why == "":
+				t.Errorf("%s: its record lists the driver's %s without the library's reason", r.Key(), o.Key)
+			case len(report) > 0 && !strings.Contains(string(report), "| `"+o.Key+"` |"):
+				t.Errorf("%s: its bug report does not list the driver's %s", r.Key(), o.Key)
+			}
 		}
 	}
 }

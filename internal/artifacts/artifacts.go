@@ -126,8 +126,11 @@ const (
 	ScenarioSetting = "scenario"
 	// AddedSetting: a setting the user added (kconform run --set).
 	AddedSetting = "added"
-	// DriverSetting: a setting the driver needs for the client to behave
-	// as by default (undoing VerifiableProducer's retries=0).
+	// DriverSetting: a setting the driver makes whatever the scenario:
+	// the idempotent producer itself and what else its code sets beyond
+	// the library's defaults (driver.OwnSettings, with the library's
+	// reason), or one it needs for the client to behave as by default
+	// (undoing VerifiableProducer's retries=0).
 	DriverSetting = "driver"
 )
 
@@ -136,9 +139,11 @@ type Setting struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`
 	Kind  string `json:"kind"`
-	// Default and StandsFor explain a compressed timer.
+	// Default and StandsFor explain a compressed timer; Default and Why a
+	// setting of the driver's own, Why with the library's reason for it.
 	Default   string `json:"default,omitempty"`
 	StandsFor string `json:"stands_for,omitempty"`
+	Why       string `json:"why,omitempty"`
 }
 
 // Commit is the kconform commit this binary was built from, with "+dirty"

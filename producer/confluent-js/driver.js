@@ -30,6 +30,7 @@ const ERR = Kafka.CODES.ERRORS
 const ERR_NAMES = Object.fromEntries(Object.entries(ERR).map(([k, v]) => [v, k]))
 
 function config(a) {
+  // kconform:driver-settings begin (each listed with the library's reason in driver/own.go and docs/clients.md)
   const conf = {
     'bootstrap.servers': a.brokers,
     'enable.idempotence': true,
@@ -37,6 +38,7 @@ function config(a) {
     // Delivery reports for every record, each with its opaque.
     dr_cb: true,
   }
+  // kconform:driver-settings end
   if (a.transactionalId) conf['transactional.id'] = a.transactionalId
   for (const kv of a.set) {
     const i = kv.indexOf('=')

@@ -87,11 +87,13 @@ public final class TxnProducer {
 
     private void run() {
         Properties props = new Properties();
+        // kconform:driver-settings begin (each listed with the library's reason in driver/own.go and docs/clients.md)
         props.put("bootstrap.servers", flags.brokers);
         props.put("enable.idempotence", "true");
         props.put("acks", "all");
         props.put("key.serializer", StringSerializer.class.getName());
         props.put("value.serializer", StringSerializer.class.getName());
+        // kconform:driver-settings end
         props.putAll(flags.settings);
         props.put("transactional.id", flags.transactionalId);
         System.err.println("java txn driver: kafka-clients " + clientVersion() + ", java "

@@ -18,10 +18,12 @@ classes= partitions=${KCONFORM_PARTITIONS:-1} run_id=${KCONFORM_RUN_ID:-}
 txn_id= txn_size=10 abort_every=0 sets=()
 config=$(mktemp)
 trap 'rm -f "$config"' EXIT
+# kconform:driver-settings begin (each listed with the library's reason in driver/own.go and docs/clients.md)
 {
   echo "enable.idempotence=true"
   echo "acks=all"
 } >"$config"
+# kconform:driver-settings end
 while [ $# -gt 0 ]; do
   case $1 in
     --libs) libs=$2; shift 2 ;;

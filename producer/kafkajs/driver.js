@@ -38,10 +38,12 @@ const { parseArgs, settingValue, put, emit, runTransactions, partitionQueues } =
 const PRODUCER_OPTIONS = new Set(['metadataMaxAge', 'maxInFlightRequests', 'idempotent', 'allowAutoTopicCreation', 'transactionTimeout'])
 
 function configs(a) {
+  // kconform:driver-settings begin (each listed with the library's reason in driver/own.go and docs/clients.md)
   const client = { clientId: 'kconform', brokers: a.brokers.split(','), logLevel: logLevel.INFO }
   const producer = { idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false }
   if (a.transactionalId) producer.transactionalId = a.transactionalId
   const send = { acks: -1 }
+  // kconform:driver-settings end
   const driver = { sendBatch: false }
   for (const kv of a.set) {
     const i = kv.indexOf('=')

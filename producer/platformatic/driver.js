@@ -45,10 +45,12 @@ const { pathToFileURL } = require('node:url')
 const { parseArgs, settingValue, put, emit, runTransactions, partitionQueues } = require('../js/contract.js')
 
 function options(a) {
+  // kconform:driver-settings begin (each listed with the library's reason in driver/own.go and docs/clients.md)
   const opts = {
     clientId: 'kconform', bootstrapBrokers: a.brokers.split(','),
     idempotent: true, acks: -1, autocreateTopics: false,
   }
+  // kconform:driver-settings end
   if (a.transactionalId) opts.transactionalId = a.transactionalId
   const driver = { sendPerPartition: false }
   for (const kv of a.set) {

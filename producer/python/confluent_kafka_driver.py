@@ -64,8 +64,10 @@ def main():
                 contract.emit(name="producer_fatal", exception=err.name(), message=err.str())
             dead = stop = True
 
+    # kconform:driver-settings begin (each listed with the library's reason in driver/own.go and docs/clients.md)
     conf = {"bootstrap.servers": a.brokers, "enable.idempotence": True, "acks": "all",
             "client.id": "kconform", "error_cb": on_error}
+    # kconform:driver-settings end
     conf.update(contract.settings(a.set, typed=False))
     producer = confluent_kafka.Producer(conf)
     out = contract.Outcomes(a)
@@ -262,8 +264,10 @@ def transactional(a):
         # Fatal errors do not come here but from poll() (TxnClient._serve).
         log(f"error: {err.name()}: {err.str()}")
 
+    # kconform:driver-settings begin (each listed with the library's reason in driver/own.go and docs/clients.md)
     conf = {"bootstrap.servers": a.brokers, "enable.idempotence": True, "acks": "all",
             "client.id": "kconform", "error_cb": on_error, "transactional.id": a.transactional_id}
+    # kconform:driver-settings end
     conf.update(contract.settings(a.set, typed=False))
     contract.transactional_main(
         a, f"confluent-kafka driver: confluent-kafka {confluent_kafka.__version__}, "
