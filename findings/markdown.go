@@ -38,6 +38,12 @@ type Note struct {
 	// Check, when set, narrows an owner note to the cells whose finding
 	// is of that check: one cell can show two findings of two owners.
 	Check string `json:"check,omitempty"`
+	// AddTo is the open upstream issue an owner note's finding belongs
+	// on: its report says to add to it, not to file a new one. Fix is
+	// the fix in one line where the source makes it obvious, with what it
+	// rests on (the version read, a fix elsewhere it follows).
+	AddTo string `json:"add_to,omitempty"`
+	Fix   string `json:"fix,omitempty"`
 }
 
 // Ownership is the note that says whose finding r is, the one narrowed
