@@ -429,10 +429,16 @@ func wireAround(h *history.History, x verify.Violation) (caption, table string) 
 			if wb.FirstCounter >= 0 {
 				records = fmt.Sprintf("%d-%d", wb.FirstCounter, wb.LastCounter)
 			}
+			// An answer the tap gave in the broker's place says so: a
+			// maintainer must not take it for a broker's.
+			answer := ex.AnswerName(wb.Topic, wb.Partition)
+			if ex.Response != nil && strings.HasPrefix(ex.Response.Injected, string(history.ActionErrorCode)) {
+				answer += " (injected by the tap, fault step `error-code`)"
+			}
 			rows = append(rows, row{at: ex.Request.Time,
 				batch:   x.ProducerID >= 0 && x.Sequence >= 0 && wb.ProducerID == x.ProducerID && wb.Epoch == x.Epoch && wb.BaseSequence == x.Sequence,
 				carries: x.Counter >= 0 && wb.FirstCounter >= 0 && wb.FirstCounter <= x.Counter && x.Counter <= wb.LastCounter,
-				line:    fmt.Sprintf(" | produce | %d | %d | %d | %d, %d | %d | %d | %s | %s |", ex.Request.Broker, ex.Request.Conn, wb.Partition, wb.ProducerID, wb.Epoch, wb.BaseSequence, wb.Count, records, ex.AnswerName(wb.Topic, wb.Partition))})
+				line:    fmt.Sprintf(" | produce | %d | %d | %d | %d, %d | %d | %d | %s | %s |", ex.Request.Broker, ex.Request.Conn, wb.Partition, wb.ProducerID, wb.Epoch, wb.BaseSequence, wb.Count, records, answer)})
 		}
 	}
 	for _, ex := range h.EndTxns() {
@@ -490,7 +496,7 @@ func wireAround(h *history.History, x verify.Violation) (caption, table string) 
 	if x.Partition >= 0 {
 		caption += fmt.Sprintf(", partition %d's", x.Partition)
 	}
-	caption += ", with the answers the tap saw; an InitProducerId's producer id and epoch are those it asks to bump (-1, -1: none)"
+	caption += ", with the answers the tap saw; an InitProducerId's producer id and epoch are those it asks to bump (-1, -1: none; blank: the history predates the tap recording them), broker -1: a connection the tap had not yet matched to a broker"
 	lo, hi := max(0, at-8), min(len(rows), at+5)
 	var b strings.Builder
 	b.WriteString("| time | request | broker | connection | partition | producer id, epoch | base sequence | records | record numbers | answer |\n|---|---|---|---|---|---|---|---|---|---|\n")
