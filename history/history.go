@@ -510,18 +510,6 @@ func (h *History) FaultBeforeOn(t time.Time, topic string, partition int32) *Fau
 	return last
 }
 
-// FaultBefore returns the latest fault step at or before t, or nil.
-func (h *History) FaultBefore(t time.Time) *Fault {
-	var last *Fault
-	for i := range h.Faults {
-		if h.Faults[i].Time.After(t) {
-			break
-		}
-		last = &h.Faults[i]
-	}
-	return last
-}
-
 // LastFaultEnd returns the time of the last fault step, or the zero time.
 // Liveness is judged from it: a run that ends with a node still down has
 // its last fault as the end.
