@@ -250,7 +250,7 @@ func TestIssueReport(t *testing.T) {
 		"FAILED in 1 of 1 run with compressed timers", "| **→** +0.000 s | produce | 2 | 1 | 0 | 7, 0 | 0 | 1 | 2-2 | OUT_OF_ORDER_SEQUENCE_NUMBER |",
 		"**In short:** the client resets its sequence", "git checkout abc123\ngo run ./cmd/kconform run --driver c", "| base sequence | 0 |",
 		"The code path. (https://example.org/2)", "results/evidence/2.8.2-zk/c/seed/r.jsonl.gz",
-		"## Upstream\n\nAdd this to c#7 (https://example.org/7), open:", "The fix, as the source shows it: keep the sequence in reset(), as d does.\n"} {
+		"## Upstream\n\nAdd this to the open issue c#7 (https://example.org/7); do not file a new one.", "The fix, as the source shows it: keep the sequence in reset(), as d does.\n"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}

@@ -258,13 +258,14 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, uses []Setti
 	}
 
 	if n, ok := Ownership(r, notes); ok && (n.AddTo != "" || n.Fix != "") {
-		b.WriteString("\n## Upstream\n\n")
+		var say []string
 		if n.AddTo != "" {
-			fmt.Fprintf(&b, "Add this to %s, open: the finding is its case, so it belongs there rather than in a new issue.\n\n", n.AddTo)
+			say = append(say, fmt.Sprintf("Add this to the open issue %s; do not file a new one.", strings.TrimSuffix(n.AddTo, ".")))
 		}
 		if n.Fix != "" {
-			fmt.Fprintf(&b, "The fix, as the source shows it: %s.\n\n", strings.TrimSuffix(n.Fix, "."))
+			say = append(say, fmt.Sprintf("The fix, as the source shows it: %s.", strings.TrimSuffix(n.Fix, ".")))
 		}
+		b.WriteString("\n## Upstream\n\n" + strings.Join(say, "\n\n") + "\n")
 	}
 
 	var paths []string
