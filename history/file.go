@@ -149,6 +149,9 @@ func Read(r io.Reader) (*History, []string, error) {
 // before the step that carries the step's partition and was answered by
 // the tap.
 func (h *History) dateInjected() {
+	if !slices.ContainsFunc(h.Faults, func(f Fault) bool { return f.Action == ActionErrorCode }) {
+		return
+	}
 	xs := h.Exchanges()
 	used := map[int]bool{}
 	for i := range h.Faults {
