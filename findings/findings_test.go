@@ -1,6 +1,8 @@
 package findings
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"io"
 	"os"
@@ -239,20 +241,49 @@ func TestIssueReport(t *testing.T) {
 		t.Fatal("no run to report")
 	}
 	notes := []Note{{Client: "c", Scenario: "seed", Text: "The code path.", Issue: "https://example.org/2"},
-		{Client: "c", Scenario: "seed", Owner: "client", Library: "c", Title: "c resets its sequence", Shown: "d passes the same cell", Known: "c#7"}}
+		{Client: "c", Scenario: "seed", Owner: "client", Library: "c", Title: "c resets its sequence", Shown: "d passes the same cell", Known: "c#7",
+			AddTo: "c#7 (https://example.org/7)", Fix: "keep the sequence in reset(), as d does."}}
 	uses := []SettingUse{{Family: "c", Key: "linger.ms", Values: []string{"5"}, Used: "yes", Summary: "Everyone lingers.", Evidence: []Evidence{{Quote: "linger.ms=5", Source: "https://example.org/3"}}}}
 	md := IssueReport(r, run, []Record{r}, notes, uses, h, v, "results", Catalogue{})
 	for _, want := range []string{"c (c 1.0)", "Kafka | 2.8.2, zk mode", "`linger.ms` | `5` | compressed (default 0) | yes: Everyone lingers (\"linger.ms=5\", https://example.org/3) |",
 		"## Whose code, and the known issue", "c resets its sequence.", "Whose code: c (the client's code), shown by d passes the same cell. Known issue: c#7.", "kconform run --driver c --scenario seed --kafka 2.8.2 --mode zk",
 		"FAILED in 1 of 1 run with compressed timers", "| **→** +0.000 s | produce | 2 | 1 | 0 | 7, 0 | 0 | 1 | 2-2 | OUT_OF_ORDER_SEQUENCE_NUMBER |",
 		"**In short:** the client resets its sequence", "git checkout abc123\ngo run ./cmd/kconform run --driver c", "| base sequence | 0 |",
-		"OUT_OF_ORDER_SEQUENCE_NUMBER, fatal", "The code path. (https://example.org/2)", "results/evidence/2.8.2-zk/c/seed/r.jsonl.gz"} {
+		"The code path. (https://example.org/2)", "results/evidence/2.8.2-zk/c/seed/r.jsonl.gz",
+		"## Upstream\n\nAdd this to the open issue c#7 (https://example.org/7); do not file a new one.", "The fix, as the source shows it: keep the sequence in reset(), as d does.\n"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
 	}
 	if strings.Contains(md, "| -1 |") || strings.Contains(md, "transactional producer") {
 		t.Errorf("a row without a value, or an idempotent producer called transactional:\n%s", md)
+	}
+	// A log line is quoted only from the client's log kept beside the
+	// history: without it, none is.
+	if strings.Contains(md, "OUT_OF_ORDER_SEQUENCE_NUMBER, fatal") || !strings.Contains(md, "was not kept beside its history") {
+		t.Errorf("a log line quoted without a kept log:\n%s", md)
+	}
+	results := t.TempDir()
+	keepLog := func(text string) {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write([]byte(text))
+		zw.Close()
+		path := filepath.Join(results, KeptLog(run))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keepLog("2026-12-03T10:00:03.000Z OUT_OF_ORDER_SEQUENCE_NUMBER, fatal\n")
+	if md := IssueReport(r, run, []Record{r}, nil, nil, h, v, results, Catalogue{}); !strings.Contains(md, "```\nOUT_OF_ORDER_SEQUENCE_NUMBER, fatal\n```") || !strings.Contains(md, "The client's log is `") {
+		t.Errorf("the kept log's line is not quoted:\n%s", md)
+	}
+	keepLog("2026-12-03T10:00:03.000Z another line\n")
+	if md := IssueReport(r, run, []Record{r}, nil, nil, h, v, results, Catalogue{}); strings.Contains(md, "OUT_OF_ORDER_SEQUENCE_NUMBER, fatal") {
+		t.Errorf("a line the kept log does not hold is quoted:\n%s", md)
 	}
 	r.Transactional = true
 	if md := IssueReport(r, run, []Record{r}, nil, nil, h, v, "results", Catalogue{}); !strings.Contains(md, ", transactional producer, seed on Kafka") {
@@ -448,5 +479,61 @@ func TestWriteIssuesRemovesStaleReports(t *testing.T) {
 	}
 	if strings.Join(names, " ") != "2.8.2-zk_kafkajs_seed.md README.md notes.txt" {
 		t.Fatalf("left: %v", names)
+	}
+}
+
+// TestWireAroundShowsInitProducerID: the excerpt holds InitProducerId
+// exchanges (the answers a transactional producer's story rests on) with
+// the producer id and epoch each asks to bump, and the one that gave the
+// rows' epoch when it came before them; an older history's request, which
+// recorded no fields, shows none.
+func TestWireAroundShowsInitProducerID(t *testing.T) {
+	t0 := time.Date(2026, 12, 4, 21, 5, 34, 0, time.UTC)
+	h := &history.History{Topic: "kconform"}
+	init := func(at time.Time, corr int32, asked bool, pid int64, epoch int16, code int16) {
+		req := history.WireEvent{Kind: history.InitProducerRequest, Time: at, Conn: 8, Broker: 2, CorrelationID: corr}
+		if asked {
+			req.TransactionalID, req.ProducerID, req.Epoch = "txn", 1000, 0
+		}
+		h.Wire = append(h.Wire, req, history.WireEvent{Kind: history.InitProducerResponse, Time: at.Add(time.Millisecond), Conn: 8, Broker: 2, CorrelationID: corr, ProducerID: pid, Epoch: epoch, ErrorCode: code})
+	}
+	init(t0, 1, false, 1000, 0, 0)
+	for i := range 12 {
+		at := t0.Add(time.Duration(i+1) * 100 * time.Millisecond)
+		h.Wire = append(h.Wire,
+			history.WireEvent{Kind: history.ProduceRequest, Time: at, Conn: 1, Broker: 1, CorrelationID: int32(10 + i), Batches: []history.WireBatch{{Topic: "kconform", Partition: 0, ProducerID: 1000, BaseSequence: int32(i), Count: 1, FirstCounter: int64(i), LastCounter: int64(i)}}},
+			history.WireEvent{Kind: history.ProduceResponse, Time: at.Add(time.Millisecond), Conn: 1, Broker: 1, CorrelationID: int32(10 + i), Results: []history.ProduceResult{{Topic: "kconform", Partition: 0}}})
+	}
+	init(t0.Add(17*time.Second), 30, true, -1, -1, 51)
+	init(t0.Add(18*time.Second), 31, true, -1, -1, 90)
+	fatal := verify.Violation{Check: verify.Liveness, Partition: -1, ProducerID: -1, Sequence: -1, Counter: -1, Time: t0.Add(18*time.Second + 5*time.Millisecond)}
+	_, w := wireAround(h, fatal)
+	for _, want := range []string{
+		"| **→** -0.005 s | InitProducerId | 2 | 8 | | 1000, 0 | | | | PRODUCER_FENCED |",
+		"| -1.005 s | InitProducerId | 2 | 8 | | 1000, 0 | | | | CONCURRENT_TRANSACTIONS |",
+		"| -18.005 s | InitProducerId | 2 | 8 | |  | | | | OK: producer id 1000, epoch 0 |\n| … |",
+	} {
+		if !strings.Contains(w, want) {
+			t.Errorf("excerpt lacks %q:\n%s", want, w)
+		}
+	}
+}
+
+// TestLoadText: a cell's report says under which load its rate was
+// measured, and that it differs where quiet and loaded runs disagree.
+func TestLoadText(t *testing.T) {
+	run := func(g verify.Grade, start, end float64) Run {
+		return Run{Grade: g, Load: &artifacts.Load{Start: start, End: end, CPUs: 2}}
+	}
+	r := Record{Grade: verify.Failed, RunList: []Run{run(verify.Failed, 6, 8), run(verify.Failed, 5, 9), run(verify.Pass, 1, 1.4), {Grade: verify.Failed}}}
+	if got, want := loadText(r), "The rate differs with the machine's load: FAILED in 0 of 1 run on a quiet machine (load average 0.7 per CPU), FAILED in 2 of 2 runs under load (4.0-4.5 per CPU); 1 run did not record the load."; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	r.RunList = r.RunList[:2]
+	if got := loadText(r); !strings.HasPrefix(got, "Measured under load: FAILED in 2 of 2 runs that recorded the load, at a load average of 4.0-4.5 per CPU") {
+		t.Errorf("only loaded runs: %q", got)
+	}
+	if got := loadText(Record{Grade: verify.Failed, RunList: []Run{{Grade: verify.Failed}}}); got != "" {
+		t.Errorf("no load recorded: %q", got)
 	}
 }

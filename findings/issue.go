@@ -1,7 +1,9 @@
 package findings
 
 import (
+	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -172,6 +174,9 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, uses []Setti
 		b.WriteString("- Not yet run with the client's defaults.\n")
 	}
 	fmt.Fprintf(&b, "- Other runs of the scenario: %s.\n", siblingsText(r, records, cat))
+	if l := loadText(r); l != "" {
+		fmt.Fprintf(&b, "- %s\n", l)
+	}
 	if n, ok := Ownership(r, notes); ok {
 		b.WriteString("\n## Whose code, and the known issue\n\n")
 		if n.Title != "" {
@@ -252,17 +257,23 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, uses []Setti
 			b.WriteString(w)
 		}
 	}
-	switch {
-	case run.First != nil && len(run.First.ClientLogAround) > 0:
-		fmt.Fprintf(&b, "\nThe client's own log from 5 s before the finding to 2 s after (UTC, as kconform received each line):\n\n```\n%s\n```\n", strings.Join(run.First.ClientLogAround, "\n"))
-	case run.First != nil && run.First.ClientLog != "":
-		fmt.Fprintf(&b, "\nThe client's first log line about sequences or epochs (this run's log has no times, so it need not be the finding's moment):\n\n```\n%s\n```\n", run.First.ClientLog)
-	}
+	b.WriteString(logSection(run, resultsDir))
 
 	if rests := restsOn(h, x); rests != "" {
 		b.WriteString("\n## The faults it rests on\n\n")
 		b.WriteString("Every step kconform took before the finding, and what each stands for in a world without kconform (docs/faults.md):\n\n")
 		b.WriteString(rests)
+	}
+
+	if n, ok := Ownership(r, notes); ok && (n.AddTo != "" || n.Fix != "") {
+		var say []string
+		if n.AddTo != "" {
+			say = append(say, fmt.Sprintf("Add this to the open issue %s; do not file a new one.", strings.TrimSuffix(n.AddTo, ".")))
+		}
+		if n.Fix != "" {
+			say = append(say, fmt.Sprintf("The fix, as the source shows it: %s.", strings.TrimSuffix(n.Fix, ".")))
+		}
+		b.WriteString("\n## Upstream\n\n" + strings.Join(say, "\n\n") + "\n")
 	}
 
 	var paths []string
@@ -285,9 +296,75 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, uses []Setti
 		return b.String()
 	}
 	ev := filepath.ToSlash(filepath.Join(resultsDir, run.Evidence))
-	fmt.Fprintf(&b, "The run's whole history (client events, every produce request and answer, the fault steps, the log read back) is `%s`; `kconform verify --history %s` judges it again. The cell's record is `%s`.\n",
+	fmt.Fprintf(&b, "The run's whole history (client events, every produce request and answer, the fault steps, the log read back) is `%s`; `kconform verify --history %s` judges it again. The cell's record is `%s`.",
 		ev, ev, filepath.ToSlash(r.file(resultsDir)))
+	if _, ok := keptLog(resultsDir, run); ok {
+		fmt.Fprintf(&b, " The client's log is `%s`.", filepath.ToSlash(filepath.Join(resultsDir, KeptLog(run))))
+	}
+	b.WriteString("\n")
 	return b.String()
+}
+
+// logSection quotes the client's log around the finding, as the record
+// took it from the run's log, only where the log is kept beside the
+// history and holds every line quoted: a reader can then find each line
+// in its context. Else it says the log was not kept, and quotes nothing.
+func logSection(run Run, resultsDir string) string {
+	if run.First == nil || len(run.First.ClientLogAround) == 0 && run.First.ClientLog == "" {
+		return ""
+	}
+	lines, ok := keptLog(resultsDir, run)
+	if !ok {
+		return "\nThe client's log of this run was not kept beside its history (runs filed before the log was kept), so no line of it is quoted here; the reproduction above writes it.\n"
+	}
+	if around := run.First.ClientLogAround; len(around) > 0 && allIn(around, lines) {
+		return fmt.Sprintf("\nThe client's own log from 5 s before the finding to 2 s after (UTC, as kconform received each line), from the kept log:\n\n```\n%s\n```\n", strings.Join(around, "\n"))
+	}
+	if l := run.First.ClientLog; l != "" && lines[l] {
+		return fmt.Sprintf("\nThe client's first log line about sequences or epochs, from the kept log (the log has no times, so it need not be the finding's moment):\n\n```\n%s\n```\n", l)
+	}
+	return ""
+}
+
+// keptLog reads the client's log kept beside the run's history into the
+// set of its lines as a record quotes them (logQuote, and logQuoteAt for
+// a line with a time); false when none is kept.
+func keptLog(resultsDir string, run Run) (map[string]bool, bool) {
+	rel := KeptLog(run)
+	if rel == "" {
+		return nil, false
+	}
+	f, err := os.Open(filepath.Join(resultsDir, rel))
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, false
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, false
+	}
+	out := map[string]bool{}
+	for _, l := range artifacts.ParseLog(b) {
+		out[logQuote(l.Text)] = true
+		if !l.Time.IsZero() {
+			out[logQuoteAt(l)] = true
+		}
+	}
+	return out, true
+}
+
+// allIn tells whether every line is in set.
+func allIn(lines []string, set map[string]bool) bool {
+	for _, l := range lines {
+		if !set[l] {
+			return false
+		}
+	}
+	return true
 }
 
 // restsOn lists the kinds of fault step the history took before finding
@@ -347,6 +424,9 @@ func wireAround(h *history.History, x verify.Violation) (caption, table string) 
 		at             time.Time
 		line           string // the columns after the time
 		batch, carries bool
+		// init marks an InitProducerId exchange: the producer id and
+		// epoch every later request carries come from it.
+		init bool
 	}
 	var rows []row
 	for _, ex := range h.Exchanges() {
@@ -358,10 +438,16 @@ func wireAround(h *history.History, x verify.Violation) (caption, table string) 
 			if wb.FirstCounter >= 0 {
 				records = fmt.Sprintf("%d-%d", wb.FirstCounter, wb.LastCounter)
 			}
+			// An answer the tap gave in the broker's place says so: a
+			// maintainer must not take it for a broker's.
+			answer := ex.AnswerName(wb.Topic, wb.Partition)
+			if ex.Response != nil && strings.HasPrefix(ex.Response.Injected, string(history.ActionErrorCode)) {
+				answer += " (injected by the tap, fault step `error-code`)"
+			}
 			rows = append(rows, row{at: ex.Request.Time,
 				batch:   x.ProducerID >= 0 && x.Sequence >= 0 && wb.ProducerID == x.ProducerID && wb.Epoch == x.Epoch && wb.BaseSequence == x.Sequence,
 				carries: x.Counter >= 0 && wb.FirstCounter >= 0 && wb.FirstCounter <= x.Counter && x.Counter <= wb.LastCounter,
-				line:    fmt.Sprintf(" | produce | %d | %d | %d | %d, %d | %d | %d | %s | %s |", ex.Request.Broker, ex.Request.Conn, wb.Partition, wb.ProducerID, wb.Epoch, wb.BaseSequence, wb.Count, records, ex.AnswerName(wb.Topic, wb.Partition))})
+				line:    fmt.Sprintf(" | produce | %d | %d | %d | %d, %d | %d | %d | %s | %s |", ex.Request.Broker, ex.Request.Conn, wb.Partition, wb.ProducerID, wb.Epoch, wb.BaseSequence, wb.Count, records, answer)})
 		}
 	}
 	for _, ex := range h.EndTxns() {
@@ -376,6 +462,22 @@ func wireAround(h *history.History, x verify.Violation) (caption, table string) 
 			}
 		}
 		rows = append(rows, row{at: ex.Request.Time, line: fmt.Sprintf(" | %s | %d | %d | | %d, %d | | | | %s |", kind, ex.Request.Broker, ex.Request.Conn, ex.Request.ProducerID, ex.Request.Epoch, answer)})
+	}
+	for _, ex := range h.InitProducerIDs() {
+		// The producer id and epoch the request asks to bump (KIP-360; -1
+		// for none); a history saved before the tap read them has none.
+		asked := ""
+		if ex.Request.InitProducerFields() {
+			asked = fmt.Sprintf("%d, %d", ex.Request.ProducerID, ex.Request.Epoch)
+		}
+		answer := "no answer"
+		if r := ex.Response; r != nil {
+			answer = fmt.Sprintf("OK: producer id %d, epoch %d", r.ProducerID, r.Epoch)
+			if r.ErrorCode != 0 {
+				answer = history.ErrorName(r.ErrorCode)
+			}
+		}
+		rows = append(rows, row{at: ex.Request.Time, init: true, line: fmt.Sprintf(" | InitProducerId | %d | %d | | %s | | | | %s |", ex.Request.Broker, ex.Request.Conn, asked, answer)})
 	}
 	slices.SortStableFunc(rows, func(a, b row) int { return a.at.Compare(b.at) })
 	at := -1
@@ -403,10 +505,20 @@ func wireAround(h *history.History, x verify.Violation) (caption, table string) 
 	if x.Partition >= 0 {
 		caption += fmt.Sprintf(", partition %d's", x.Partition)
 	}
-	caption += ", with the answers the tap saw"
+	caption += ", with the answers the tap saw; an InitProducerId's producer id and epoch are those it asks to bump (-1, -1: none; blank: the history predates the tap recording them), broker -1: a connection the tap had not yet matched to a broker"
+	lo, hi := max(0, at-8), min(len(rows), at+5)
 	var b strings.Builder
 	b.WriteString("| time | request | broker | connection | partition | producer id, epoch | base sequence | records | record numbers | answer |\n|---|---|---|---|---|---|---|---|---|---|\n")
-	for i := max(0, at-8); i < min(len(rows), at+5); i++ {
+	// The InitProducerId exchange that gave the producer the id and epoch
+	// the rows below carry, when it came before them: the state the
+	// finding starts from is shown, not inferred.
+	for i := lo - 1; i >= 0; i-- {
+		if rows[i].init {
+			fmt.Fprintf(&b, "| %+.3f s%s\n| … | | | | | | | | | |\n", rows[i].at.Sub(x.Time).Seconds(), rows[i].line)
+			break
+		}
+	}
+	for i := lo; i < hi; i++ {
 		mark := ""
 		if i == at {
 			mark = "**→** "
@@ -477,4 +589,65 @@ func valueOr(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// loadText says under which machine load the cell's runs were measured:
+// a run is on a quiet machine when its 1-minute load average, at its start
+// and at its end, was at most the machine's CPUs, else under load. Where
+// both kinds of run exist and the rate of the cell's grade differs between
+// them it says so, with both rates; "" when no run recorded its load.
+func loadText(r Record) string {
+	type tally struct {
+		runs, hits int
+		lo, hi     float64 // load per CPU, the lowest and highest
+	}
+	var quiet, loaded tally
+	unrecorded := 0
+	for _, run := range r.RunList {
+		if !judged(run.Grade) {
+			continue
+		}
+		if run.Load == nil || run.Load.CPUs <= 0 || run.Load.Start < 0 || run.Load.End < 0 {
+			unrecorded++
+			continue
+		}
+		per := max(run.Load.Start, run.Load.End) / float64(run.Load.CPUs)
+		t := &loaded
+		if per <= 1 {
+			t = &quiet
+		}
+		if t.runs == 0 || per < t.lo {
+			t.lo = per
+		}
+		t.hi = max(t.hi, per)
+		t.runs++
+		if run.Grade == r.Grade {
+			t.hits++
+		}
+	}
+	if quiet.runs+loaded.runs == 0 {
+		return ""
+	}
+	span := func(t tally) string {
+		if fmt.Sprintf("%.1f", t.lo) == fmt.Sprintf("%.1f", t.hi) {
+			return fmt.Sprintf("%.1f", t.hi)
+		}
+		return fmt.Sprintf("%.1f-%.1f", t.lo, t.hi)
+	}
+	rate := func(t tally) string { return fmt.Sprintf("%s in %d of %s", r.Grade, t.hits, plural(t.runs, "run")) }
+	var s string
+	switch {
+	case quiet.runs > 0 && loaded.runs > 0 && quiet.hits*loaded.runs != loaded.hits*quiet.runs:
+		s = fmt.Sprintf("The rate differs with the machine's load: %s on a quiet machine (load average %s per CPU), %s under load (%s per CPU)", rate(quiet), span(quiet), rate(loaded), span(loaded))
+	case quiet.runs > 0 && loaded.runs > 0:
+		s = fmt.Sprintf("The same rate on a quiet machine and under load: %s on a quiet machine (load average %s per CPU), %s under load (%s per CPU)", rate(quiet), span(quiet), rate(loaded), span(loaded))
+	case quiet.runs > 0:
+		s = fmt.Sprintf("Measured on a quiet machine: %s that recorded the load, at a load average of %s per CPU", rate(quiet), span(quiet))
+	default:
+		s = fmt.Sprintf("Measured under load: %s that recorded the load, at a load average of %s per CPU (above one per CPU); whether a quiet machine shows it as often was not measured", rate(loaded), span(loaded))
+	}
+	if unrecorded > 0 {
+		s += fmt.Sprintf("; %s did not record the load", plural(unrecorded, "run"))
+	}
+	return s + "."
 }

@@ -47,6 +47,12 @@ type Note struct {
 	// the pages put the record's rate there, with the cell it counts
 	// (ExpandNotes).
 	Runs []string `json:"runs,omitempty"`
+	// AddTo is the open upstream issue an owner note's finding belongs
+	// on: its report says to add to it, not to file a new one. Fix is
+	// the fix in one line where the source makes it obvious, with what it
+	// rests on (the version read, a fix elsewhere it follows).
+	AddTo string `json:"add_to,omitempty"`
+	Fix   string `json:"fix,omitempty"`
 }
 
 // rateRef is a rate in a note's text, filled in from the records.

@@ -132,3 +132,45 @@ func TestReadmeAnswersPerClientFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestReportsQuoteOnlyKeptLogs reads every published report and fails on
+// a client log line it quotes that the client's log kept beside the
+// run's history does not hold: no claim without kept evidence.
+func TestReportsQuoteOnlyKeptLogs(t *testing.T) {
+	records, err := Read("../results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byReport := map[string]Record{}
+	for _, r := range records {
+		byReport[strings.ReplaceAll(r.Key(), "/", "_")+".md"] = r
+	}
+	pages, err := filepath.Glob("../results/reports/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := regexp.MustCompile("(?s)The client's (?:own log|first log line)[^\n]*:\n\n```\n(.*?)\n```")
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks := quoted.FindAllStringSubmatch(string(b), -1)
+		if len(blocks) == 0 {
+			continue
+		}
+		r, ok := byReport[filepath.Base(page)]
+		run, kept := IssueRun(r)
+		var lines map[string]bool
+		if ok && kept {
+			lines, kept = keptLog("../results", run)
+		}
+		for _, m := range blocks {
+			for _, l := range strings.Split(m[1], "\n") {
+				if !kept || !lines[l] {
+					t.Errorf("%s quotes a log line the kept evidence does not hold (keep the client's log beside the history, or quote nothing): %s", page, l)
+				}
+			}
+		}
+	}
+}

@@ -133,6 +133,18 @@ func judged(g verify.Grade) bool { return g != verify.Error && g != verify.NotAp
 // EvidencePath is where a run's kept history lives under a results folder.
 func (r *Record) EvidencePath(run Run) string { return r.Cell().EvidenceFile(run.RunID) }
 
+// KeptLog is where the client's log (driver.log, gzipped) of a run with a
+// kept history is, or would be, beside it: evidence/<key>/<run id>.log.gz,
+// relative to the results folder; "" for a run that kept no history. Runs
+// filed before logs were kept have none there. A report quotes the
+// client's log only from it.
+func KeptLog(run Run) string {
+	if run.Evidence == "" {
+		return ""
+	}
+	return strings.TrimSuffix(run.Evidence, ".jsonl.gz") + ".log.gz"
+}
+
 // Finding is the evidence of a run that did not pass.
 type Finding struct {
 	Check   string `json:"check,omitempty"`
@@ -293,7 +305,7 @@ func Rerecord(dir string, runs []Rejudged) (int, error) {
 	changed, touched := 0, map[int]bool{}
 	for _, x := range runs {
 		props := propertyMap(x.Verdict.Properties())
-		if !x.Changed() && maps.Equal(x.Run.Properties, props) {
+		if !x.Changed() && maps.Equal(x.Run.Properties, props) && !x.startUpChanged() {
 			continue
 		}
 		i := slices.IndexFunc(records, func(r Record) bool { return r.Key() == x.Record.Key() })
@@ -307,6 +319,11 @@ func Rerecord(dir string, runs []Rejudged) (int, error) {
 		run := &records[i].RunList[j]
 		run.Grade, run.Check, run.Properties = x.Grade, x.Check, props
 		if first := firstFinding(x.Verdict); first != nil || x.Grade == verify.Pass {
+			// The client's log lines around the same finding, taken
+			// from its log at import, stay with it.
+			if old := run.First; first != nil && old != nil && !x.Changed() {
+				first.ClientLog, first.ClientLogAround = old.ClientLog, old.ClientLogAround
+			}
 			run.First = first
 		}
 		records[i].tally()
@@ -370,6 +387,15 @@ func PrintRejudged(w io.Writer, runs []Rejudged) (changed int) {
 	return changed
 }
 
+// startUpChanged tells whether the new verdict's first finding is a
+// start-up one (before the first fault step) where the recorded one was
+// not, or the other way round: a finding dated after an injected answer
+// is the scenario's, not the start-up's.
+func (x Rejudged) startUpChanged() bool {
+	first := firstFinding(x.Verdict)
+	return first != nil && x.Run.First != nil && first.StartUp != x.Run.First.StartUp
+}
+
 // Changed tells whether the new verdict differs from the one recorded.
 func (x Rejudged) Changed() bool { return x.Grade != x.Run.Grade || x.Check != x.Run.Check }
 
@@ -429,18 +455,28 @@ var clientLogPatterns = []*regexp.Regexp{
 // the nearest), and among them the one the first matching pattern picks.
 // A log whose lines carry no stamps gives its first line a pattern picks,
 // and no lines around.
+// logQuote is a client log line as a record and a report quote it:
+// trimmed, and cut at 400 characters.
+func logQuote(l string) string {
+	l = strings.TrimSpace(l)
+	if len(l) > 400 {
+		l = l[:400] + "..."
+	}
+	return l
+}
+
+// logQuoteAt is a log line with the time kconform received it, as a
+// record's ClientLogAround holds it.
+func logQuoteAt(l artifacts.LogLine) string {
+	return l.Time.Format("15:04:05.000") + " " + logQuote(l.Text)
+}
+
 func clientLog(dir string, at time.Time) (line string, around []string) {
 	b, err := os.ReadFile(filepath.Join(dir, artifacts.LogFile))
 	if err != nil {
 		return "", nil
 	}
-	short := func(l string) string {
-		l = strings.TrimSpace(l)
-		if len(l) > 400 {
-			l = l[:400] + "..."
-		}
-		return l
-	}
+	short := logQuote
 	lines := artifacts.ParseLog(b)
 	var window []artifacts.LogLine
 	for _, l := range lines {
@@ -464,7 +500,7 @@ func clientLog(dir string, at time.Time) (line string, around []string) {
 		search = lines // a log without time stamps: its first match
 	}
 	for _, l := range window {
-		around = append(around, l.Time.Format("15:04:05.000")+" "+short(l.Text))
+		around = append(around, logQuoteAt(l))
 	}
 	for _, re := range clientLogPatterns {
 		for _, l := range search {
@@ -553,6 +589,13 @@ func Write(dir string, records []Record) error {
 				return fmt.Errorf("keep the evidence of %s: %w", run.Dir, err)
 			}
 			run.Evidence = rel
+			// The client's log beside it: a report quotes a log line
+			// only from what is kept.
+			if _, err := os.Stat(filepath.Join(run.source, artifacts.LogFile)); err == nil {
+				if err := keep(filepath.Join(run.source, artifacts.LogFile), filepath.Join(dir, KeptLog(*run))); err != nil {
+					return fmt.Errorf("keep the client's log of %s: %w", run.Dir, err)
+				}
+			}
 		}
 		path := r.file(dir)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

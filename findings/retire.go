@@ -136,8 +136,11 @@ func Retire(dir string, x Retirement) ([]Retired, error) {
 	}
 	for _, x := range out {
 		if x.Run.Evidence != "" {
-			if err := os.Remove(filepath.Join(dir, x.Run.Evidence)); err != nil && !os.IsNotExist(err) {
-				return nil, err
+			// The history and the client's log kept beside it.
+			for _, f := range []string{x.Run.Evidence, KeptLog(x.Run)} {
+				if err := os.Remove(filepath.Join(dir, f)); err != nil && !os.IsNotExist(err) {
+					return nil, err
+				}
 			}
 		}
 	}

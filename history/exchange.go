@@ -23,6 +23,12 @@ func (h *History) Exchanges() []Exchange { return h.pair(ProduceRequest, Produce
 // Exchanges does produce requests.
 func (h *History) EndTxns() []Exchange { return h.pair(EndTxnRequest, EndTxnResponse) }
 
+// InitProducerIDs pairs every InitProducerId request in h.Wire with its
+// answer, as Exchanges does produce requests.
+func (h *History) InitProducerIDs() []Exchange {
+	return h.pair(InitProducerRequest, InitProducerResponse)
+}
+
 // pair pairs every request of kind request in h.Wire with its answer of
 // kind response, in the order the tap saw the requests.
 func (h *History) pair(request, response string) []Exchange {

@@ -135,8 +135,51 @@ func Read(r io.Reader) (*History, []string, error) {
 		return h, warnings, fmt.Errorf("read history at line %d: %w", line+1, err)
 	}
 	h.Unreadable = append(h.Unreadable, warnings...)
+	h.dateInjected()
 	slices.SortStableFunc(h.Faults, func(a, b Fault) int { return a.Time.Compare(b.Time) })
 	return h, warnings, nil
+}
+
+// dateInjected dates each error answer the tap injected (ActionErrorCode)
+// with the request it answered, as the tap now records it. Histories
+// saved before that hold the moment the tap applied the step, a few
+// microseconds after it read the request: a finding dated with that
+// request then came "before the first fault step", a start-up finding, as
+// if a real broker had sent the error. The request is the last one at or
+// before the step that carries the step's partition and was answered by
+// the tap.
+func (h *History) dateInjected() {
+	if !slices.ContainsFunc(h.Faults, func(f Fault) bool { return f.Action == ActionErrorCode }) {
+		return
+	}
+	xs := h.Exchanges()
+	used := map[int]bool{}
+	for i := range h.Faults {
+		f := &h.Faults[i]
+		if f.Action != ActionErrorCode {
+			continue
+		}
+		topic, partition, ok := f.TopicPartition()
+		if !ok {
+			continue
+		}
+		at := -1
+		for j, x := range xs {
+			if x.Request.Time.After(f.Time) {
+				break
+			}
+			if used[j] || x.Response == nil || !strings.HasPrefix(x.Response.Injected, string(ActionErrorCode)) {
+				continue
+			}
+			if slices.ContainsFunc(x.Request.Batches, func(b WireBatch) bool { return b.Topic == topic && b.Partition == partition }) {
+				at = j
+			}
+		}
+		if at >= 0 {
+			used[at] = true
+			f.Time = xs[at].Request.Time
+		}
+	}
 }
 
 // ReadFile loads a saved history from path; a path ending in .gz is read

@@ -3,6 +3,8 @@ package history
 import (
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -397,13 +399,18 @@ type WireEvent struct {
 	Batches []WireBatch     `json:"batches,omitempty"`
 	Results []ProduceResult `json:"results,omitempty"`
 	// ProducerID, Epoch and ErrorCode of InitProducerId's answer; the
-	// producer id and epoch of an EndTxn request, and what its answer
-	// gave (from EndTxn v5, KIP-890, the epoch after the bump; -1 before).
+	// producer id and epoch an InitProducerId request asks to bump
+	// (KIP-360; -1 for none); the producer id and epoch of an EndTxn
+	// request, and what its answer gave (from EndTxn v5, KIP-890, the
+	// epoch after the bump; -1 before). Histories saved before the tap
+	// read InitProducerId requests hold none of the request's fields
+	// (InitProducerFields).
 	ProducerID int64 `json:"producer_id,omitempty"`
 	Epoch      int16 `json:"epoch,omitempty"`
 	ErrorCode  int16 `json:"error_code,omitempty"`
-	// TransactionalID and Commit of an EndTxn request: whose transaction
-	// it ends, and whether it commits it (else it aborts it).
+	// TransactionalID of an InitProducerId or EndTxn request, and Commit
+	// of an EndTxn request: whose transaction it ends, and whether it
+	// commits it (else it aborts it).
 	TransactionalID string `json:"transactional_id,omitempty"`
 	Commit          bool   `json:"commit,omitempty"`
 	// Injected names the fault the tap applied to this message, if any.
@@ -413,6 +420,16 @@ type WireEvent struct {
 	ClosedBy string `json:"closed_by,omitempty"`
 	// Partitions of a Metadata answer, every topic's.
 	Partitions []PartitionMeta `json:"partitions,omitempty"`
+}
+
+// InitProducerFields tells whether an InitProducerId request e records
+// its fields: the tap reads them since the request's producer id and
+// epoch are shown in reports; an older history's request holds none
+// (every field zero), and a request of a transactional producer always
+// names its transactional id, one of an idempotent producer the producer
+// id -1 unless it bumps (KIP-360).
+func (e WireEvent) InitProducerFields() bool {
+	return e.TransactionalID != "" || e.ProducerID != 0 || e.Epoch != 0
 }
 
 // PartitionMeta is one partition as a Metadata answer gave it: its leader
@@ -503,14 +520,40 @@ func (f Fault) String() string {
 	return s
 }
 
-// FaultBefore returns the latest fault step at or before t, or nil.
-func (h *History) FaultBefore(t time.Time) *Fault {
+// partitionActions are the tap's steps on one partition's requests,
+// whose target is "<topic>-<partition>".
+var partitionActions = map[Action]bool{ActionErrorCode: true, ActionDropResponse: true, ActionHoldPastEndTxn: true, ActionForwardHeld: true}
+
+// TopicPartition reads the target of a tap step on one partition's
+// requests, "<topic>-<partition>": the partition the step concerns; false
+// for a step on a node, a broker's address or the whole cluster.
+func (f Fault) TopicPartition() (topic string, partition int32, ok bool) {
+	i := strings.LastIndex(f.Target, "-")
+	if i <= 0 || !partitionActions[f.Action] {
+		return "", 0, false
+	}
+	n, err := strconv.ParseInt(f.Target[i+1:], 10, 32)
+	if err != nil {
+		return "", 0, false
+	}
+	return f.Target[:i], int32(n), true
+}
+
+// FaultBeforeOn returns the latest fault step at or before t that
+// concerns partition of topic: a step on that partition, or one on a
+// node, an address or the whole cluster, not another partition's; nil
+// when none does. A partition below 0 (a finding about none) takes any.
+func (h *History) FaultBeforeOn(t time.Time, topic string, partition int32) *Fault {
 	var last *Fault
 	for i := range h.Faults {
-		if h.Faults[i].Time.After(t) {
+		f := &h.Faults[i]
+		if f.Time.After(t) {
 			break
 		}
-		last = &h.Faults[i]
+		if tp, p, ok := f.TopicPartition(); ok && partition >= 0 && (p != partition || topic != "" && tp != topic) {
+			continue
+		}
+		last = f
 	}
 	return last
 }

@@ -34,19 +34,38 @@ type point struct {
 	Title string
 }
 
-// window is a shaded fault window.
+// window is a shaded fault window, with its label above the plot: Short
+// is the label as drawn (cut to labelChars, the whole of it in Label,
+// shown on hover), at LabelX, LabelY in its lane.
 type window struct {
-	X, W  float64
-	Label string
+	X, W           float64
+	Label, Short   string
+	LabelX, LabelY float64
 }
+
+// Fault labels over a chart: drawn in lanes above the plot, a label in
+// the first lane where it clears the one before it by labelGap, so steps
+// that come close (seed-idle's idle, kill and refuse steps within a
+// second) stay legible. labelCharW is the width of a character of the
+// labels' 11 px font, taken generously (an estimate the browser test
+// checks against the drawn text); labelLane the height of a lane.
+const (
+	labelChars = 36
+	labelCharW = 6.6
+	labelGap   = 6
+	labelLane  = 13
+)
 
 // chart is one partition's timeline.
 type chart struct {
 	Partition int32
-	Points    []point
-	Windows   []window
-	YTicks    []tick
-	XTicks    []tick
+	// Top is the height the label lanes add above the plot, Height the
+	// chart's whole height.
+	Top, Height float64
+	Points      []point
+	Windows     []window
+	YTicks      []tick
+	XTicks      []tick
 	// Violation marks the first violation on this partition, if any.
 	Violation *point
 	// Counts shown under the chart.
@@ -307,6 +326,9 @@ func charts(h *history.History, v *verify.Verdict, start, end time.Time) []chart
 			x0, x1 := xOf(fw.from), xOf(fw.to)
 			c.Windows = append(c.Windows, window{X: x0, W: max(x1-x0, 2), Label: fw.label})
 		}
+		lanes := placeLabels(c.Windows)
+		c.Top = float64(max(lanes-1, 0)) * labelLane
+		c.Height = chartH + c.Top
 		for i := 0; i <= 4; i++ {
 			y := yScale[p] * float64(i) / 4
 			c.YTicks = append(c.YTicks, tick{Pos: yOf(p, y), Label: fmt.Sprintf("%.0f", y)})
@@ -334,6 +356,40 @@ func charts(h *history.History, v *verify.Verdict, start, end time.Time) []chart
 	}
 	return out
 }
+
+// placeLabels lays out the windows' labels in lanes above the plot and
+// returns how many lanes they take: each label goes in the first lane
+// whose last label ends labelGap before it starts, the top lane first
+// (lane 0 at the top); a label longer than labelChars is cut, its whole
+// text on hover. A label that would run past the chart's right edge ends
+// at it.
+func placeLabels(ws []window) int {
+	var ends []float64 // each lane's last label's right end
+	lane := make([]int, len(ws))
+	for i := range ws {
+		w := &ws[i]
+		w.Short = w.Label
+		if r := []rune(w.Label); len(r) > labelChars {
+			w.Short = string(r[:labelChars-1]) + "…"
+		}
+		width := labelWidth(w.Short)
+		w.LabelX = max(min(w.X, chartW-width), 0)
+		l := slices.IndexFunc(ends, func(end float64) bool { return end+labelGap <= w.LabelX })
+		if l < 0 {
+			l = len(ends)
+			ends = append(ends, 0)
+		}
+		ends[l], lane[i] = w.LabelX+width, l
+	}
+	// Lane 0 is the top one; the last sits just above the plot.
+	for i := range ws {
+		ws[i].LabelY = 20 + float64(lane[i])*labelLane
+	}
+	return len(ends)
+}
+
+// labelWidth is a label's width as placeLabels counts it.
+func labelWidth(s string) float64 { return float64(len([]rune(s))) * labelCharW }
 
 type faultWindow struct {
 	from, to time.Time

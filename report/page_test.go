@@ -47,6 +47,65 @@ func foundingBug(n int) (*history.History, *verify.Verdict) {
 	return h, verify.Check(h, verify.Options{})
 }
 
+// seedIdle is the founding bug's history with seed-idle's fault steps as
+// a run recorded them: idle, then ZooKeeper and the three brokers killed
+// (each refused first) within 0.6 s, the starts, the accepts and the
+// resume: labels that came out drawn over one another.
+func seedIdle() (*history.History, *verify.Verdict) {
+	h, _ := foundingBug(400)
+	t0 := h.Faults[0].Time.Add(-3 * time.Second)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	h.Faults = nil
+	for _, f := range []struct {
+		ms             int
+		action, target string
+	}{{0, "idle", "application"}, {3158, "kill", "zookeeper"}, {3337, "refuse", "broker-1"}, {3341, "kill", "broker-1"}, {3463, "refuse", "broker-2"},
+		{3520, "kill", "broker-2"}, {3710, "refuse", "broker-3"}, {3730, "kill", "broker-3"}, {24839, "start", "zookeeper"}, {27647, "start", "broker-1"},
+		{31604, "start", "broker-2"}, {35668, "start", "broker-3"}, {37015, "accept", "broker-1"}, {39586, "accept", "broker-2"}, {41866, "accept", "broker-3"},
+		{42580, "resume", "application"}} {
+		a := history.Action(f.action)
+		h.Faults = append(h.Faults, history.Fault{Time: at(f.ms), Action: a, Target: f.target, Repair: a.Repair()})
+	}
+	return h, verify.Check(h, verify.Options{})
+}
+
+// TestFaultLabelsStackApart: seed-idle's steps, seven within 0.6 s, get
+// labels in lanes that do not overlap (as placeLabels counts their
+// width; the browser test measures the drawn text), and a long label is
+// cut with its whole text kept for the hover.
+func TestFaultLabelsStackApart(t *testing.T) {
+	h, v := seedIdle()
+	start, end := timeRange(h)
+	cs := charts(h, v, start, end)
+	if len(cs) == 0 {
+		t.Fatal("no chart")
+	}
+	ws := cs[0].Windows
+	if len(ws) < 10 {
+		t.Fatalf("%d fault windows, want seed-idle's steps", len(ws))
+	}
+	lanes := map[float64]bool{}
+	for i, a := range ws {
+		lanes[a.LabelY] = true
+		if a.LabelX+labelWidth(a.Short) > chartW || a.LabelY-11 < 0 || a.LabelY > padT+cs[0].Top {
+			t.Errorf("label %q at (%.0f, %.0f) is outside the chart's label band", a.Short, a.LabelX, a.LabelY)
+		}
+		for _, b := range ws[i+1:] {
+			if a.LabelY == b.LabelY && a.LabelX < b.LabelX+labelWidth(b.Short) && b.LabelX < a.LabelX+labelWidth(a.Short) {
+				t.Errorf("labels %q and %q overlap at y %.0f", a.Short, b.Short, a.LabelY)
+			}
+		}
+	}
+	if len(lanes) < 2 || cs[0].Height != chartH+cs[0].Top || cs[0].Top != float64(len(lanes)-1)*labelLane {
+		t.Errorf("%d lanes, chart top %.0f, height %.0f", len(lanes), cs[0].Top, cs[0].Height)
+	}
+	long := []window{{X: 100, Label: "kill zookeeper, broker-1, broker-2, broker-3 (transaction coordinator)"}}
+	placeLabels(long)
+	if r := []rune(long[0].Short); len(r) != labelChars || r[len(r)-1] != '…' || long[0].Label == long[0].Short {
+		t.Errorf("a long label drawn as %q", long[0].Short)
+	}
+}
+
 func TestPageShowsTheViolation(t *testing.T) {
 	h, v := foundingBug(200)
 	if v.OK(true) {
@@ -108,6 +167,27 @@ func TestPageInChromium(t *testing.T) {
 	}
 	if !strings.Contains(string(dom), v.Violations[0].Summary) {
 		t.Fatalf("the rendered page does not show the first violation %q", v.Violations[0].Summary)
+	}
+	// seed-idle's steps come close: their labels, as drawn, must not
+	// run into one another.
+	hi, vi := seedIdle()
+	buf.Reset()
+	if err := RenderPage(&buf, hi, vi, artifacts.Run{Scenario: "seed-idle", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", RunID: "r2"}); err != nil {
+		t.Fatal(err)
+	}
+	idlePage := filepath.Join(dir, "seed-idle.html")
+	if err := os.WriteFile(idlePage, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	idleDom, err := exec.Command(browser, append(common, "--dump-dom", "file://"+idlePage)...).Output()
+	if err != nil {
+		t.Fatalf("chromium --dump-dom: %v", err)
+	}
+	if n := between(string(idleDom), `data-label-overlaps="`, `"`); n != "0" {
+		t.Errorf("seed-idle's page draws fault labels over one another: %q overlapping pairs", n)
+	}
+	if os.Getenv("KCONFORM_SCREENSHOT") != "" {
+		_ = exec.Command(browser, append(common, "--window-size=1200,900", "--screenshot="+os.Getenv("KCONFORM_SCREENSHOT")+".seed-idle.png", "file://"+idlePage)...).Run()
 	}
 	shot := filepath.Join(dir, "shot.png")
 	if out, err := exec.Command(browser, append(common, "--window-size=1200,900", "--screenshot="+shot, "file://"+page)...).CombinedOutput(); err != nil {

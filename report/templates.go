@@ -42,13 +42,16 @@ table{border-collapse:collapse;font-size:12px} td,th{border:1px solid #d8dde2;pa
 {{range .Charts}}
 <h2>partition {{.Partition}}</h2>
 <div class="counts">{{.Requests}} batches sent · {{.Acked}} records acknowledged · {{.Errors}} errors · {{.Retries}} retries · {{.Resets}} deviant sends</div>
-<svg class="chart" width="1100" height="260" viewBox="0 0 1100 260" role="img" aria-label="partition {{.Partition}} timeline">
-{{range .Windows}}<rect class="fw" x="{{.X}}" y="26" width="{{.W}}" height="204"><title>{{.Label}}</title></rect><text class="fwl" x="{{.X}}" y="20">{{.Label}}</text>
+<svg class="chart" width="1100" height="{{.Height}}" viewBox="0 0 1100 {{.Height}}" role="img" aria-label="partition {{.Partition}} timeline">
+{{range .Windows}}<text class="fwl" x="{{.LabelX}}" y="{{.LabelY}}"><title>{{.Label}}</title>{{.Short}}</text>
+{{end}}<g transform="translate(0 {{.Top}})">
+{{range .Windows}}<rect class="fw" x="{{.X}}" y="26" width="{{.W}}" height="204"><title>{{.Label}}</title></rect>
 {{end}}{{range .YTicks}}<line class="grid" x1="70" x2="1080" y1="{{.Pos}}" y2="{{.Pos}}"/><text class="tl" x="64" y="{{.Pos}}" text-anchor="end" dominant-baseline="middle">{{.Label}}</text>
 {{end}}{{range .XTicks}}<text class="tl" x="{{.Pos}}" y="248" text-anchor="middle">{{.Label}}</text>
 {{end}}<line class="axis" x1="70" x2="70" y1="26" y2="230"/><line class="axis" x1="70" x2="1080" y1="230" y2="230"/>
 {{range .Points}}<circle class="{{.Class}}" cx="{{printf "%.1f" .X}}" cy="{{printf "%.1f" .Y}}" r="{{if eq .Class "ack" "seq"}}1.6{{else}}3.2{{end}}"><title>{{.Title}}</title></circle>
 {{end}}{{with .Violation}}<line class="vline" x1="{{.X}}" x2="{{.X}}" y1="26" y2="230"/><circle class="vdot" id="first-violation" cx="{{.X}}" cy="{{.Y}}" r="9"><title>{{.Title}}</title></circle>{{end}}
+</g>
 </svg>
 {{end}}
 {{if .Faults}}<h2>fault steps</h2><table><tr><th>at</th><th>step</th><th>target</th><th>detail</th></tr>
@@ -64,7 +67,7 @@ table{border-collapse:collapse;font-size:12px} td,th{border:1px solid #d8dde2;pa
 <script>
 (function(){
   var detail = document.getElementById('detail');
-  document.querySelectorAll('svg.chart circle, svg.chart rect').forEach(function(el){
+  document.querySelectorAll('svg.chart circle, svg.chart rect, svg.chart text.fwl').forEach(function(el){
     el.addEventListener('mouseenter', function(){
       var t = el.querySelector('title'); if(!t) return;
       detail.textContent = t.textContent; detail.style.display = 'block';
@@ -74,6 +77,16 @@ table{border-collapse:collapse;font-size:12px} td,th{border:1px solid #d8dde2;pa
   document.getElementById('showAcks').addEventListener('change', function(e){
     document.querySelectorAll('circle.ack').forEach(function(c){ c.style.display = e.target.checked ? '' : 'none'; });
   });
+  // Fault labels that overlap as drawn, counted for the browser test.
+  var overlaps = 0;
+  document.querySelectorAll('svg.chart').forEach(function(svg){
+    var boxes = Array.prototype.map.call(svg.querySelectorAll('text.fwl'), function(t){ return t.getBBox(); });
+    for (var i = 0; i < boxes.length; i++) for (var j = i + 1; j < boxes.length; j++) {
+      var a = boxes[i], b = boxes[j];
+      if (a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height) overlaps++;
+    }
+  });
+  document.body.setAttribute('data-label-overlaps', String(overlaps));
   document.body.setAttribute('data-ready', 'yes');
 })();
 </script>

@@ -29,7 +29,8 @@ type Violation struct {
 	Counter   int64 `json:"counter"`
 	// Time is when it was seen (zero when only the log shows it).
 	Time time.Time `json:"time,omitzero"`
-	// Fault is the nearest fault step before Time, and SinceFault the
+	// Fault is the nearest fault step before Time that concerns the
+	// finding's partition or the whole cluster, and SinceFault the
 	// seconds between them.
 	Fault      *history.Fault `json:"fault,omitempty"`
 	SinceFault float64        `json:"since_fault,omitempty"`

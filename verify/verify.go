@@ -293,7 +293,9 @@ func (c *checker) add(x Violation) int {
 	}
 	c.kept[x.Check]++
 	if !x.Time.IsZero() {
-		if f := c.h.FaultBefore(x.Time); f != nil {
+		// The nearest step that concerns the finding's partition or the
+		// whole cluster: another partition's tap fault is not its cause.
+		if f := c.h.FaultBeforeOn(x.Time, c.h.Topic, x.Partition); f != nil {
 			x.Fault = f
 			x.SinceFault = x.Time.Sub(f.Time).Seconds()
 		}

@@ -101,7 +101,10 @@ func (t *Tap) injectFor(c *conn, p *pending) (kmsg.Response, *rule) {
 		}
 		resp.Topics = append(resp.Topics, st)
 	}
-	t.recordFault(history.Fault{Action: history.ActionErrorCode, Target: fmt.Sprintf("%s-%d", r.topic, r.partition), Detail: history.ErrorName(r.code)})
+	// The step is dated with the request it answers: a finding dated with
+	// that request comes after the fault, not before it (a start-up
+	// finding, as if a real broker had answered).
+	t.recordFault(history.Fault{Time: p.at, Action: history.ActionErrorCode, Target: fmt.Sprintf("%s-%d", r.topic, r.partition), Detail: history.ErrorName(r.code)})
 	if r.untilNext {
 		// Recorded when it is released to the client, after the next
 		// request for the partition: the wire record is what the

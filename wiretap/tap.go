@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -207,11 +208,15 @@ func (t *Tap) Wire() []history.WireEvent {
 	return append([]history.WireEvent(nil), t.wire...)
 }
 
-// Faults returns a copy of the faults the tap injected so far.
+// Faults returns a copy of the faults the tap injected so far, in time
+// order (a fault on a request is dated with the request, so it can be
+// recorded after a later one).
 func (t *Tap) Faults() []history.Fault {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return append([]history.Fault(nil), t.faults...)
+	out := append([]history.Fault(nil), t.faults...)
+	slices.SortStableFunc(out, func(a, b history.Fault) int { return a.Time.Compare(b.Time) })
+	return out
 }
 
 func (t *Tap) record(e history.WireEvent) {
@@ -231,9 +236,12 @@ func (t *Tap) recordOn(c *conn, e history.WireEvent) {
 	t.mu.Unlock()
 }
 
-// recordFault records f as taking effect now, a repair if its action is one.
+// recordFault records f as taking effect now (at f.Time when set: a fault
+// on a request is dated with the request), a repair if its action is one.
 func (t *Tap) recordFault(f history.Fault) {
-	f.Time = time.Now()
+	if f.Time.IsZero() {
+		f.Time = time.Now()
+	}
 	f.Repair = f.Action.Repair()
 	t.mu.Lock()
 	t.faults = append(t.faults, f)
@@ -278,7 +286,10 @@ type conn struct {
 type pending struct {
 	key, version int16
 	correlation  int32
-	produce      *kmsg.ProduceRequest
+	// at is when the tap read the request: a fault it applies to the
+	// request is dated with it, as a finding about the request is.
+	at      time.Time
+	produce *kmsg.ProduceRequest
 	// ready is the answer frame once known; drop swallows it.
 	ready []byte
 	drop  bool
@@ -464,8 +475,8 @@ func (t *Tap) fromClient(c *conn) error {
 		if err != nil {
 			return fmt.Errorf("malformed request header: %w", err)
 		}
-		p := &pending{key: h.key, version: h.version, correlation: h.correlation}
 		now := time.Now()
+		p := &pending{key: h.key, version: h.version, correlation: h.correlation, at: now}
 		switch kmsg.Key(h.key) {
 		case kmsg.Produce:
 			req := kmsg.NewPtrProduceRequest()
@@ -480,7 +491,19 @@ func (t *Tap) fromClient(c *conn) error {
 				p = nil // no answer will come
 			}
 		case kmsg.InitProducerID:
-			t.recordOn(c, history.WireEvent{Kind: history.InitProducerRequest, Time: now, CorrelationID: h.correlation})
+			// Its transactional id, and the producer id and epoch it asks
+			// to bump (KIP-360, v3+; -1 for a first request): a report
+			// shows "at its current epoch", it does not infer it.
+			req := kmsg.NewPtrInitProducerIDRequest()
+			req.Version = h.version
+			if err := req.ReadFrom(body[h.bodyAt:]); err != nil {
+				return fmt.Errorf("malformed InitProducerId request v%d: %w", h.version, err)
+			}
+			e := history.WireEvent{Kind: history.InitProducerRequest, Time: now, CorrelationID: h.correlation, ProducerID: req.ProducerID, Epoch: req.ProducerEpoch}
+			if req.TransactionalID != nil {
+				e.TransactionalID = *req.TransactionalID
+			}
+			t.recordOn(c, e)
 		case kmsg.EndTxn:
 			req := kmsg.NewPtrEndTxnRequest()
 			req.Version = h.version

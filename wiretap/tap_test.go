@@ -87,6 +87,13 @@ func TestTapRecordsAndRewrites(t *testing.T) {
 	if v.Stats.WireBatches == 0 || count(h, history.ProduceResponse) == 0 || count(h, history.InitProducerRequest) == 0 || count(h, history.InitProducerResponse) == 0 {
 		t.Errorf("wire history incomplete: %d batches, %d answers", v.Stats.WireBatches, count(h, history.ProduceResponse))
 	}
+	// InitProducerId's request names the producer id and epoch it asks
+	// to bump: -1 and -1 for an idempotent producer's first.
+	for _, e := range h.Wire {
+		if e.Kind == history.InitProducerRequest && (e.ProducerID != -1 || e.Epoch != -1 || !e.InitProducerFields()) {
+			t.Errorf("InitProducerId request recorded with producer id %d, epoch %d: want -1, -1", e.ProducerID, e.Epoch)
+		}
+	}
 	for _, e := range h.Wire {
 		for _, b := range e.Batches {
 			if b.Topic != "t" || b.ProducerID < 0 || b.FirstCounter < 0 {
@@ -159,6 +166,19 @@ func TestTapInjectedErrorCodes(t *testing.T) {
 	}
 	if !v.OK(true) {
 		t.Fatalf("franz-go should retry NOT_LEADER: %s", v.Paragraph)
+	}
+	// Each step is dated with the request it answered: a finding dated
+	// with that request comes at the fault, not before it.
+	requests := map[time.Time]bool{}
+	for _, x := range h.Exchanges() {
+		if x.Response != nil && x.Response.Injected != "" {
+			requests[x.Request.Time] = true
+		}
+	}
+	for _, f := range h.Faults {
+		if !requests[f.Time] {
+			t.Errorf("fault %s at %s is not dated with the request it answered", f, f.Time.Format("15:04:05.000000"))
+		}
 	}
 }
 

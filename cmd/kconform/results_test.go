@@ -8,10 +8,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/findings"
+	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/internal/artifacts"
+	"github.com/kconform/kconform/matrix"
 	"github.com/kconform/kconform/verify"
 )
 
@@ -31,6 +34,7 @@ func TestPublishedRecordsCarryTheirEvidence(t *testing.T) {
 	for _, r := range records {
 		for _, run := range r.RunList {
 			kept[filepath.ToSlash(filepath.Join("../../results", run.Evidence))] = run.Evidence != ""
+			kept[filepath.ToSlash(filepath.Join("../../results", findings.KeptLog(run)))] = run.Evidence != ""
 		}
 	}
 	_ = filepath.WalkDir("../../results/evidence", func(path string, d fs.DirEntry, err error) error {
@@ -140,5 +144,63 @@ func TestRecordsAndReportsListTheDriversSettings(t *testing.T) {
 				t.Errorf("%s: its bug report does not list the driver's %s", r.Key(), o.Key)
 			}
 		}
+	}
+}
+
+// TestReportsShowTheInjectedAnswer: a published report whose finding
+// follows an error answer the tap injected lists that step among the
+// faults it rests on and does not call the finding a start-up one: a
+// maintainer must not take the tap's answer for a real broker's.
+func TestReportsShowTheInjectedAnswer(t *testing.T) {
+	records, err := findings.Read("../../results")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, r := range records {
+		run, ok := findings.IssueRun(r)
+		if r.Grade != verify.Failed || findings.OtherRelease(r.Client) || !ok {
+			continue
+		}
+		h, _, err := history.ReadFile(filepath.Join("../../results", run.Evidence))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var injected []time.Time
+		for _, x := range h.Exchanges() {
+			if x.Response != nil && strings.HasPrefix(x.Response.Injected, string(history.ActionErrorCode)) {
+				injected = append(injected, x.Request.Time)
+			}
+		}
+		if len(injected) == 0 {
+			continue
+		}
+		v, err := matrix.JudgeRecord(r, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first *verify.Violation
+		for i := range v.Violations {
+			if v.Violations[i].Grade == v.Grade {
+				first = &v.Violations[i]
+				break
+			}
+		}
+		if first == nil || first.Time.IsZero() || first.Time.Before(injected[0]) {
+			continue
+		}
+		checked++
+		path := filepath.Join("../../results/reports", strings.ReplaceAll(r.Key(), "/", "_")+".md")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("%s: no report (%v): run kconform report --issues", r.Key(), err)
+			continue
+		}
+		if md := string(b); !strings.Contains(md, "## The faults it rests on") || !strings.Contains(md, "- `error-code`") || strings.Contains(md, "start-up finding") {
+			t.Errorf("%s: its finding follows an answer the tap injected, and the report does not list that step among the faults it rests on (or calls it a start-up finding)", path)
+		}
+	}
+	if checked == 0 {
+		t.Error("no published report follows an injected answer: the test checks nothing (the startup-race reports do)")
 	}
 }
