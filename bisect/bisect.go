@@ -4,33 +4,41 @@
 // other coordinates fixed, and narrows the range down to the last release
 // that shows the finding and the first that does not (or the reverse).
 //
-// A finding that shows in only some runs is bisected on its rate, never on
-// one run:
+// A bisection asks about one bug, named by its signature (Signature: the
+// check, the state the client is left in, the message, the request that
+// stops and the fault a stall follows), derived from the cell's published
+// finding; it is bisected on its rate, never on one run:
 //
-//   - a run is bad when it shows the finding: FAILED (NON-STRICT too with
-//     Strict), with the check asked for (Check) and the text asked for in
-//     its verdict line (Match), when they are given; good when it passes or
+//   - a run shows the finding when one of its findings FAILED (NON-STRICT
+//     too with Strict) has the signature; it does not when it passes or
 //     shows nothing of the kind (PASS, INFORMATIONAL, NON-STRICT without
-//     Strict); unjudged otherwise (INCONCLUSIVE, ERROR, a FAILED of another
-//     check, which may hide the finding sought);
-//   - a probe (a release) is bad at its first bad run: one FAILED run is
-//     proof the release has the finding; good after n judged runs without
-//     one; unclear after MaxUnjudged runs that could not be judged, when
-//     its runs could not start at all (a release that does not install, a
-//     Runner error), or when the scenario does not apply to it: an unclear
-//     release is left out of the search, as git bisect skip does, and the
-//     answer names it;
-//   - n is the fewest runs that make a miss unlikely: a release that has
-//     the finding at rate p passes n runs with probability (1-p)^n, and a
-//     search makes at most k probes whose good verdict could be wrong
-//     (MaxProbes), so n = ceil(ln(Miss/k) / ln(1-p)), at least MinRuns and
-//     at most MaxRuns; the answer is wrong with probability at most
-//     k(1-p)^n (Bound), for every bad release's true rate at least p;
-//   - p is the lower of Rate (assumed; 1 when the finding shows in every
-//     run) and the rate measured at the range's bad end: both ends run n
-//     judged runs each whatever they show, so that the bad end's rate is
-//     measured before any release in between is judged good, and the good
-//     end is topped up when the measured rate raises n.
+//     Strict); a run FAILED with findings of another signature only is
+//     another finding, counted and shown; INCONCLUSIVE and ERROR cannot be
+//     judged. Only runs that show it or pass are judged runs;
+//   - a probe (a release) is bad at a run that shows the finding; good
+//     when its judged runs without it reach the bound; unclear otherwise
+//     (Result.Settle says the chance its runs reached), after MaxUnjudged
+//     runs that could not be judged, when its runs could not start at all
+//     (a release that does not install, a Runner error), or when the
+//     scenario does not apply to it: an unclear release is left out of the
+//     search, as git bisect skip does, and the answer names it;
+//   - the bound: a release that has the finding at rate p passes n judged
+//     runs with probability (1-p)^n; p is the rate measured at the bad end
+//     (Rate is assumed only until then); with K releases without the
+//     finding each may carry Miss/K, so a release is good with at least
+//     MinRuns judged runs and (1-p)^n <= Miss/K, and the answer is wrong
+//     with probability at most the sum of (1-p)^n over the good releases
+//     (Bound): never a bound its runs do not reach;
+//   - the search runs n = ceil(ln(Miss/k) / ln(1-p)) judged runs a
+//     release (RunsFor), at most MaxRuns, k the most probes whose good
+//     verdict could be wrong (MaxProbes); both ends run n judged runs
+//     whatever they show, so that the bad end's rate is measured before
+//     any release in between is judged good, and the good end is topped
+//     up when the measured rate raises n.
+//
+// A bisection is kept as data (Saved) and judged again from the records
+// and kept histories of its releases' cells (Rejudge), every run of them
+// counted.
 //
 // Jobs probes run at once, each on its own cluster: a round probes up to
 // Jobs releases spread evenly over the releases still in question (a

@@ -582,3 +582,17 @@ func TestClientAxisNamesItsKafkaMode(t *testing.T) {
 		t.Errorf("a Kafka axis: %q, %v", a.Fixed, err)
 	}
 }
+
+// A plan never promises a bound its runs cannot reach: --max-runs 6 at a
+// rate of 1/6 over 5 releases reaches 4 x (5/6)^6, above 1.
+func TestPlanSaysTheBoundItReaches(t *testing.T) {
+	q := Question{Releases: []string{"2.0.2", "2.5.0", "2.10.0", "2.14.0", "2.16.1"}, Rate: 1.0 / 6, MaxRuns: 6, Jobs: 2}
+	plan := Plan(q)
+	if strings.Contains(plan, "5.0% wrong at most") || !strings.Contains(plan, "reach only a 100.0% chance of a wrong answer, not the 5.0% asked") {
+		t.Errorf("plan %q", plan)
+	}
+	q.MaxRuns = 30
+	if plan := Plan(q); !strings.Contains(plan, "5.0% wrong at most") {
+		t.Errorf("plan %q: 30 runs reach 5%% at 1/6", plan)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -96,6 +97,12 @@ func Command(ctx context.Context, args []string) error {
 		return cli.Usage(err.Error())
 	}
 	q.Releases = a.Releases
+	sig, err := PublishedSignature(*results, a, c, q)
+	if err != nil {
+		return err
+	}
+	q.Signature = &sig
+	fmt.Fprintf(os.Stderr, "kconform bisect: a run shows the finding when it is FAILED with this signature: %s (derived from %s)\n", sig, sig.From)
 	if *name == "" {
 		*name = fmt.Sprintf("%s_%s_%s..%s", a.Family, scenarioFolder(c), a.Releases[0], a.Releases[len(a.Releases)-1])
 	}
@@ -148,14 +155,22 @@ func ParseRate(s string) (float64, error) {
 
 // Plan says what a bisection of q can cost: the runs a release needs and
 // the most runs in all (every probe good, no run unjudged; a probe that is
-// bad stops at its first bad run).
+// bad stops at its first bad run), and the bound those runs reach at the
+// rate assumed: when --max-runs caps them below what the bound asked needs,
+// it says the bound they reach and that releases will be unclear, never
+// the bound asked.
 func Plan(q Question) string {
 	q = q.withDefaults()
 	k := MaxProbes(len(q.Releases), q.Jobs)
 	n := RunsFor(q.Rate, q.Miss, k, q.MinRuns, q.MaxRuns)
 	probes := min(k+1, len(q.Releases))
-	return fmt.Sprintf("%d releases; %d judged runs make a release good (rate %.2f, at most %d probes that could miss, %.0f%% wrong at most); at most %d probes and %d runs, %d at a time; more if the bad end's rate is lower than assumed (up to %d runs a release)",
-		len(q.Releases), n, q.Rate, k, 100*q.Miss, probes, probes*n, q.Jobs, q.MaxRuns)
+	reached := math.Min(1, float64(k)*math.Pow(1-q.Rate, float64(n)))
+	bound := fmt.Sprintf("%s wrong at most", pct(q.Miss))
+	if reached > q.Miss*(1+1e-9) {
+		bound = fmt.Sprintf("which reach only a %s chance of a wrong answer, not the %s asked: --max-runs %d is too few, and a release without the finding will be unclear unless the rate measured at the bad end is higher", pct(reached), pct(q.Miss), q.MaxRuns)
+	}
+	return fmt.Sprintf("%d releases; %d judged runs make a release good (rate %.2f, at most %d probes that could miss, %s); at most %d probes and %d runs, %d at a time; more if the bad end's rate is lower than assumed (up to %d runs a release)",
+		len(q.Releases), n, q.Rate, k, bound, probes, probes*n, q.Jobs, q.MaxRuns)
 }
 
 // Axis is the range a bisection walks, resolved.

@@ -147,8 +147,13 @@ func (r *Result) WritePage(w io.Writer, s Setup) error {
 			ends = append(ends, fmt.Sprintf("%s ran %d judged runs", pr.Release, pr.Judged()))
 		}
 	}
-	p("Of the ends, %s. %s If every release that has it showed it in one run of 2, of 3 or of 5 instead, the bound would be %s, %s or %s.\n\n",
-		strings.Join(ends, " and "), r.BoundSentence(), pct(r.Bound(0.5)), pct(r.Bound(1.0/3)), pct(r.Bound(0.2)))
+	p("Of the ends, %s. ", strings.Join(ends, " and "))
+	if r.Last < 0 {
+		p("There is no answer, so no bound to give.\n\n")
+	} else {
+		p("%s If every release that has it showed it in one run of 2, of 3 or of 5 instead, the bound would be %s, %s or %s.\n\n",
+			r.BoundSentence(), pct(r.Bound(0.5)), pct(r.Bound(1.0/3)), pct(r.Bound(0.2)))
+	}
 	p("## Answer\n\n%s\n\n", r.Answer(s.Family))
 	if l := r.LoadSentence(); l != "" {
 		p("%s\n\n", l)

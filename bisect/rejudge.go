@@ -304,10 +304,12 @@ func (j *rejudger) signature(s Saved, cells []*findings.Record, template *findin
 			}
 		}
 	}
-	n := len(cells)
-	order := []int{n - 1, 0}
-	for i := n - 2; i > 0; i-- {
-		order = append(order, i)
+	var order []int
+	if n := len(cells); n > 0 {
+		order = []int{n - 1, 0}
+		for i := n - 2; i > 0; i-- {
+			order = append(order, i)
+		}
 	}
 	for _, i := range order {
 		if cells[i] != nil {
@@ -339,6 +341,34 @@ func (j *rejudger) signature(s Saved, cells []*findings.Record, template *findin
 			}
 		}
 		return Derive(first, q.Match, r.Key()+" (its first finding; no kept history holds it)"), nil
+	}
+	return given, nil
+}
+
+// PublishedSignature is the signature a new bisection of cell c along
+// axis a judges its runs by: derived from the published finding of the
+// family's own client's cell at the fixed coordinates in results, when
+// the records hold one with the check and message asked; else the one
+// --check and --match give.
+func PublishedSignature(results string, a Axis, c matrix.Cell, q Question) (Signature, error) {
+	given := Given(q.Check, q.Match)
+	if results == "" || !a.client {
+		return given, nil
+	}
+	c.Driver = a.Family
+	job, err := c.Job()
+	if err != nil {
+		return given, nil // the family's own client is not one kconform runs
+	}
+	records, err := findings.Read(results)
+	if err != nil {
+		return Signature{}, err
+	}
+	j := &rejudger{results: results, records: records, judged: map[string]Observed{}}
+	for i := range records {
+		if records[i].Key() == job.Key() {
+			return j.signature(Saved{Setup: Setup{Family: a.Family}, Question: q}, nil, &records[i])
+		}
 	}
 	return given, nil
 }

@@ -34,8 +34,8 @@ type Signature struct {
 	// step, until it stopped (history.ProduceRequest,
 	// history.InitProducerRequest): the request that stops in a stall.
 	Stops []string `json:"stops,omitempty"`
-	// Fault is the kind of fault step the finding follows (kill,
-	// unpause...), when the finding is dated after one.
+	// Fault is the kind of fault step a stall follows (kill, unpause...):
+	// a stall is dated from the last fault step.
 	Fault string `json:"fault,omitempty"`
 	// From says where the signature was derived: a record's cell and run
 	// ("2.8.2-zk/kafka-python/freeze run 315ee78e"), or "--check/--match"
@@ -144,15 +144,13 @@ func Derive(f Found, match, from string) Signature {
 	if s.Message != "" {
 		s.State = ""
 	}
-	if f.Check == string(verify.Liveness) && !f.Recorded {
-		// Only a stall says which request stops; a fatal error or a
-		// finding of another check is its message or its state.
-		if !strings.Contains(f.Summary, "fatal error") {
-			s.Stops = slices.Clone(f.Stops)
-		}
-	}
-	if !f.Recorded {
-		s.Fault = f.Fault
+	if f.Check == string(verify.Liveness) && !f.Recorded && !strings.Contains(f.Summary, "fatal error") {
+		// Only a stall, dated from the last fault step, says which
+		// request stops and which fault it follows; a fatal error or a
+		// finding of another check comes whenever the client meets it,
+		// after whichever step came last: its message or its state names
+		// it.
+		s.Stops, s.Fault = slices.Clone(f.Stops), f.Fault
 	}
 	return s
 }
