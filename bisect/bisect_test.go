@@ -596,3 +596,18 @@ func TestPlanSaysTheBoundItReaches(t *testing.T) {
 		t.Errorf("plan %q: 30 runs reach 5%% at 1/6", plan)
 	}
 }
+
+// A page shows the command as a user types it in the repository's
+// folder, never a folder of the machine it ran on.
+func TestUserCommand(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"kconform bisect --results /work/main/results --pages /work/main/results/bisect --artifacts /work/runs/bis --name kafka-python_freeze --driver kafka-python@2.2.0..3.0.12 --match 'Unable to reconstruct MessageSet'",
+			"kconform bisect --name kafka-python_freeze --driver kafka-python@2.2.0..3.0.12 --match 'Unable to reconstruct MessageSet'"},
+		{"kconform bisect --results /repo/out/results --artifacts=/repo/art --driver librdkafka@1.8.2,1.9.0", "kconform bisect --results out/results --artifacts art --driver librdkafka@1.8.2,1.9.0"},
+		{"kconform bisect --pages mine --driver x@1..2", "kconform bisect --pages mine --driver x@1..2"},
+	} {
+		if got := UserCommand(c.in, "/repo"); got != c.want {
+			t.Errorf("UserCommand(%q)\n = %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}

@@ -352,7 +352,13 @@ func (m *MatrixRunner) Run(ctx context.Context, release string, run int) (Observ
 	if err := observe(&o); err != nil {
 		return o, err
 	}
+	if cwd, err := os.Getwd(); err == nil && filepath.IsAbs(o.Dir) {
+		if rel, err := filepath.Rel(cwd, o.Dir); err == nil && !strings.HasPrefix(rel, "..") {
+			o.Dir = rel // as a user finds it, not a folder of this machine
+		}
+	}
 	if m.Results != "" {
+		o.Record = job.Key()
 		m.mu.Lock()
 		err = matrix.File(outs, matrix.Filing{Root: root, Results: m.Results, Expectations: m.Expectations, KeepEvery: true, Progress: m.Progress})
 		m.mu.Unlock()

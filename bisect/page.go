@@ -228,13 +228,13 @@ func where(o Observed) string {
 	if o.Record != "" {
 		parts = append(parts, fmt.Sprintf("run `%s` of `%s`", o.RunID, o.Record))
 	}
-	if o.Evidence != "" {
+	switch {
+	case o.Evidence != "":
 		parts = append(parts, "history `"+o.Evidence+"`")
-	} else if o.Record != "" {
-		parts = append(parts, "no kept history")
-	}
-	if len(parts) == 0 && o.Dir != "" {
+	case o.Dir != "":
 		parts = append(parts, "`"+o.Dir+"`")
+	case o.Record != "":
+		parts = append(parts, "no kept history")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -180,23 +180,22 @@ func (j *rejudger) probeCells(s Saved) ([]*findings.Record, error) {
 	return out, nil
 }
 
-// recordOfRun is the record a saved probe run was filed in.
+// recordOfRun is the record a saved probe run was filed in: the one it
+// names, else the one its artifacts folder's tail names.
 func (j *rejudger) recordOfRun(run SavedRun) *findings.Record {
 	for i := range j.records {
-		r := &j.records[i]
-		if run.Record != "" {
-			if r.Key() == run.Record {
-				return r
-			}
-			continue
+		if run.Record != "" && j.records[i].Key() == run.Record {
+			return &j.records[i]
 		}
-		parts := strings.Split(filepath.ToSlash(run.Dir), "/")
-		if len(parts) < 3 {
-			return nil
-		}
-		tail := filepath.Join(j.results, "cells", filepath.Join(parts[len(parts)-3:]...)+".json")
-		if r.Cell().RecordFile(j.results) == tail {
-			return r
+	}
+	parts := strings.Split(filepath.ToSlash(run.Dir), "/")
+	if len(parts) < 3 {
+		return nil
+	}
+	tail := filepath.Join(j.results, "cells", filepath.Join(parts[len(parts)-3:]...)+".json")
+	for i := range j.records {
+		if j.records[i].Cell().RecordFile(j.results) == tail {
+			return &j.records[i]
 		}
 	}
 	return nil
