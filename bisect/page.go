@@ -58,6 +58,14 @@ func (r *Result) Answer(family string) string {
 	if r.Direction == "fix" {
 		verb = "first no longer shows it"
 	}
+	if r.First-r.Last > 1 {
+		// Releases between have no verdict: the first with one is not
+		// the first with the change.
+		verb = "is the first release with a verdict that shows the finding"
+		if r.Direction == "fix" {
+			verb = "is the first release with a verdict that no longer shows it"
+		}
+	}
 	s := fmt.Sprintf("%s %s is the last release as it was (%s: %s) and %s %s %s (%s: %s).",
 		family, rel[r.Last], last.Verdict, last.Rate(), family, rel[r.First], verb, first.Verdict, first.Rate())
 	if r.First-r.Last > 1 {
