@@ -446,7 +446,7 @@ func (r *Result) Settle() {
 			p.Verdict, p.Why = Bad, ""
 		case p.Judged() == 0:
 			if p.Verdict != Unclear || p.Why == "" {
-				p.Why = fmt.Sprintf("no judged run (%s)", p.Rate())
+				p.Why = "no judged run: each FAILED with another finding or could not be judged"
 			}
 			p.Verdict = Unclear
 		default:
