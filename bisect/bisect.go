@@ -456,8 +456,8 @@ func (r *Result) Settle() {
 				continue
 			}
 			p.Verdict = Unclear
-			p.Why = fmt.Sprintf("%s without it reach a chance of %s of missing a finding shown at rate %.2f, above the %s one probe may carry of a %s bound (%d judged runs needed)",
-				judgedRuns(p.Judged()), pct(p.Miss), r.P, pct(share), pct(q.Miss), r.N)
+			p.Why = fmt.Sprintf("%s without it %s a chance of %s of missing a finding shown at rate %.2f, above the %s one probe may carry of a %s bound (%d judged runs needed)",
+				judgedRuns(p.Judged()), map[bool]string{true: "reaches", false: "reach"}[p.Judged() == 1], pct(p.Miss), r.P, pct(share), pct(q.Miss), r.N)
 			if p.Judged() < q.MinRuns && p.Miss <= share {
 				p.Why = fmt.Sprintf("%s without it, fewer than the %d a good verdict needs", judgedRuns(p.Judged()), q.MinRuns)
 			}

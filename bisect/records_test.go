@@ -102,7 +102,7 @@ func TestPagesAgreeWithRecords(t *testing.T) {
 		}
 		rel := q.Releases
 		for i := range records {
-			v, ok := releaseOf(s.Setup.Family, &records[i], template)
+			v, ok := releaseOf(s.Setup, &records[i], template)
 			if !ok || driver.CompareVersions(v, rel[0]) < 0 || driver.CompareVersions(v, rel[len(rel)-1]) > 0 {
 				continue
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/findings"
+	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/matrix"
 	"github.com/kconform/kconform/verify"
@@ -87,13 +88,13 @@ func (j *rejudger) saved(s Saved) (Saved, error) {
 	added := map[string]bool{}
 	for i := range j.records {
 		r := &j.records[i]
-		rel, ok := releaseOf(s.Setup.Family, r, template)
+		rel, ok := releaseOf(s.Setup, r, template)
 		if !ok || driver.CompareVersions(rel, lo) < 0 || driver.CompareVersions(rel, hi) > 0 {
 			continue
 		}
 		if k := slices.Index(releases, rel); k < 0 {
 			releases = append(releases, rel)
-		} else if s.Probes[k] != nil {
+		} else if s.Probes[k] != nil && !s.Probes[k].FromRecords {
 			continue
 		}
 		added[rel] = true
@@ -116,7 +117,7 @@ func (j *rejudger) saved(s Saved) (Saved, error) {
 		if k := slices.Index(s.Question.Releases, rel); k >= 0 && cells[k] != nil {
 			rec = cells[k]
 		} else {
-			rec = j.recordAt(s.Setup.Family, rel, template)
+			rec = j.recordAt(s.Setup, rel, template)
 		}
 		if rec == nil {
 			continue
@@ -161,8 +162,8 @@ func (j *rejudger) probeCells(s Saved) ([]*findings.Record, error) {
 	out := make([]*findings.Record, len(s.Question.Releases))
 	any := false
 	for i, sp := range s.Probes {
-		if sp == nil {
-			continue
+		if sp == nil || sp.FromRecords {
+			continue // a release judged from the records is found again there
 		}
 		for _, run := range sp.Runs {
 			if rec := j.recordOfRun(run); rec != nil {
@@ -205,12 +206,19 @@ func (j *rejudger) recordOfRun(run SavedRun) *findings.Record {
 // when r is a cell of the bisection (the template's cell at another
 // release): a client's release for a client's axis (its NAME@VERSION, or
 // the version it says it is), Kafka's for Kafka's.
-func releaseOf(family string, r, template *findings.Record) (string, bool) {
+func releaseOf(setup Setup, r, template *findings.Record) (string, bool) {
+	family := setup.Family
 	if r.Scenario != template.Scenario || r.Variant != template.Variant || r.ClientDefaults != template.ClientDefaults || !slices.Equal(r.Added, template.Added) {
 		return "", false
 	}
 	if family == KafkaFamily {
-		if r.Client != template.Client || r.Mode != template.Mode {
+		// A Kafka axis runs one mode (--mode), or each release in its
+		// own (modeText): a record in another mode is another cell.
+		mode := template.Mode
+		if strings.HasSuffix(setup.Fixed, modeText("")) {
+			mode = string(fixtures.ModeFor(r.Kafka, ""))
+		}
+		if r.Client != template.Client || r.Mode != mode {
 			return "", false
 		}
 		return r.Kafka, true
@@ -232,9 +240,9 @@ func releaseOf(family string, r, template *findings.Record) (string, bool) {
 }
 
 // recordAt is the record of the template's cell at release rel, or nil.
-func (j *rejudger) recordAt(family, rel string, template *findings.Record) *findings.Record {
+func (j *rejudger) recordAt(setup Setup, rel string, template *findings.Record) *findings.Record {
 	for i := range j.records {
-		if v, ok := releaseOf(family, &j.records[i], template); ok && v == rel {
+		if v, ok := releaseOf(setup, &j.records[i], template); ok && v == rel {
 			return &j.records[i]
 		}
 	}
