@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,9 +17,12 @@ import (
 	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/findings"
 	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/history"
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/internal/cli"
 	"github.com/kconform/kconform/matrix"
 	"github.com/kconform/kconform/scenario"
+	"github.com/kconform/kconform/verify"
 )
 
 // Summary is the command's line in `kconform --help`.
@@ -58,8 +62,20 @@ func Command(ctx context.Context, args []string) error {
 	pages := fs.String("pages", "results/bisect", "folder for the bisection's page")
 	dry := fs.Bool("dry-run", false, "print the releases, the runs per release and the most runs the bisection can take, and run nothing")
 	rewrite := fs.Bool("rewrite", false, "write every page in --pages again from the data kept beside it (<name>.json), and run nothing")
+	rejudge := fs.Bool("rejudge", false, "judge every bisection in --pages again from the records in --results and their kept histories (the signature derived again, every run of each release's cell counted), write its page and data, and run nothing")
 	if err := cli.Parse(fs, args); err != nil {
 		return err
+	}
+	if *rejudge {
+		if *results == "" {
+			return cli.Usage("--rejudge needs --results, the folder of the records the probes were filed in")
+		}
+		n, err := Rejudge(*results, *pages)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "kconform bisect: %d bisections judged again from the records in %s, their pages written in %s\n", n, *results, *pages)
+		return nil
 	}
 	if *rewrite {
 		n, err := Rewrite(*pages)
@@ -81,6 +97,12 @@ func Command(ctx context.Context, args []string) error {
 		return cli.Usage(err.Error())
 	}
 	q.Releases = a.Releases
+	sig, err := PublishedSignature(*results, a, c, q)
+	if err != nil {
+		return err
+	}
+	q.Signature = &sig
+	fmt.Fprintf(os.Stderr, "kconform bisect: a run shows the finding when it is FAILED with this signature: %s (derived from %s)\n", sig, sig.From)
 	if *name == "" {
 		*name = fmt.Sprintf("%s_%s_%s..%s", a.Family, scenarioFolder(c), a.Releases[0], a.Releases[len(a.Releases)-1])
 	}
@@ -102,7 +124,7 @@ func Command(ctx context.Context, args []string) error {
 	}
 	page := filepath.Join(*pages, *name+".md")
 	setup := Setup{Family: a.Family, Scenario: c.Scenario, Fixed: a.Fixed, Conditions: conditions(c), Source: a.Source,
-		Command: "kconform bisect " + shellWords(args)}
+		Command: UserCommand("kconform bisect "+shellWords(args), "")}
 	if werr := WriteSaved(*pages, *name, Save(res, setup)); werr != nil {
 		return werr
 	}
@@ -133,14 +155,22 @@ func ParseRate(s string) (float64, error) {
 
 // Plan says what a bisection of q can cost: the runs a release needs and
 // the most runs in all (every probe good, no run unjudged; a probe that is
-// bad stops at its first bad run).
+// bad stops at its first bad run), and the bound those runs reach at the
+// rate assumed: when --max-runs caps them below what the bound asked needs,
+// it says the bound they reach and that releases will be unclear, never
+// the bound asked.
 func Plan(q Question) string {
 	q = q.withDefaults()
 	k := MaxProbes(len(q.Releases), q.Jobs)
 	n := RunsFor(q.Rate, q.Miss, k, q.MinRuns, q.MaxRuns)
 	probes := min(k+1, len(q.Releases))
-	return fmt.Sprintf("%d releases; %d judged runs make a release good (rate %.2f, at most %d probes that could miss, %.0f%% wrong at most); at most %d probes and %d runs, %d at a time; more if the bad end's rate is lower than assumed (up to %d runs a release)",
-		len(q.Releases), n, q.Rate, k, 100*q.Miss, probes, probes*n, q.Jobs, q.MaxRuns)
+	reached := math.Min(1, float64(k)*math.Pow(1-q.Rate, float64(n)))
+	bound := fmt.Sprintf("%s wrong at most", pct(q.Miss))
+	if reached > q.Miss*(1+1e-9) {
+		bound = fmt.Sprintf("which reach only a %s chance of a wrong answer, not the %s asked: --max-runs %d is too few, and a release without the finding will be unclear unless the rate measured at the bad end is higher", pct(reached), pct(q.Miss), q.MaxRuns)
+	}
+	return fmt.Sprintf("%d releases; %d judged runs make a release good (rate %.2f, at most %d probes that could miss, %s); at most %d probes and %d runs, %d at a time; more if the bad end's rate is lower than assumed (up to %d runs a release)",
+		len(q.Releases), n, q.Rate, k, bound, probes, probes*n, q.Jobs, q.MaxRuns)
 }
 
 // Axis is the range a bisection walks, resolved.
@@ -302,30 +332,146 @@ type MatrixRunner struct {
 	mu                    sync.Mutex
 }
 
-// Run runs release's probe once.
-func (m *MatrixRunner) Run(ctx context.Context, release string, run int) (matrix.Outcome, error) {
+// Run runs release's probe once, and reads its verdict's findings with
+// its history for the signature.
+func (m *MatrixRunner) Run(ctx context.Context, release string, run int) (Observed, error) {
 	job, err := m.Axis.Cell(m.Cell, release).Job()
 	if err != nil {
-		return matrix.Outcome{}, err
+		return Observed{}, err
 	}
 	root := filepath.Join(m.Root, release, fmt.Sprintf("run%d", run))
 	progress := matrix.Prefixed(m.Progress, &m.mu, "["+release+"] ")
 	outs, err := matrix.Run(ctx, []matrix.Job{job}, matrix.Options{Repeat: 1, Confirm: 1, Jobs: 1, Root: root, Progress: progress})
 	if err != nil {
-		return matrix.Outcome{}, err
+		return Observed{}, err
 	}
 	if len(outs) != 1 {
-		return matrix.Outcome{}, fmt.Errorf("%s: %d outcomes of one run", job, len(outs))
+		return Observed{}, fmt.Errorf("%s: %d outcomes of one run", job, len(outs))
+	}
+	o := Observed{Outcome: outs[0]}
+	if err := observe(&o); err != nil {
+		return o, err
+	}
+	if cwd, err := os.Getwd(); err == nil && filepath.IsAbs(o.Dir) {
+		if rel, err := filepath.Rel(cwd, o.Dir); err == nil && !strings.HasPrefix(rel, "..") {
+			o.Dir = rel // as a user finds it, not a folder of this machine
+		}
 	}
 	if m.Results != "" {
+		o.Record = job.Key()
 		m.mu.Lock()
 		err = matrix.File(outs, matrix.Filing{Root: root, Results: m.Results, Expectations: m.Expectations, KeepEvery: true, Progress: m.Progress})
 		m.mu.Unlock()
 		if err != nil && !errors.Is(err, matrix.ErrUnexpected) {
-			return outs[0], err
+			return o, err
 		}
 	}
-	return outs[0], nil
+	return o, nil
+}
+
+// observe reads a finished run's id, load and findings from its artifacts
+// folder (run.json, verdict.json, history.jsonl); a run that left no
+// verdict (ERROR) has no findings to read.
+func observe(o *Observed) error {
+	run, err := artifacts.ReadRun(o.Dir)
+	if err != nil {
+		return nil // a run that could not start records nothing
+	}
+	o.RunID, o.Load = run.RunID, run.Load
+	var v verify.Verdict
+	if err := artifacts.ReadJSON(filepath.Join(o.Dir, artifacts.VerdictFile), &v); err != nil {
+		return nil
+	}
+	h, _, err := history.ReadFile(filepath.Join(o.Dir, artifacts.HistoryFile))
+	if err != nil {
+		return fmt.Errorf("%s: the run's history, for its findings: %w", o.Dir, err)
+	}
+	o.Found = Observe(&v, h)
+	if o.Found == nil {
+		o.Found = []Found{}
+	}
+	return nil
+}
+
+// folderFlags are the bisect flags that name a folder, with their
+// defaults.
+var folderFlags = map[string]string{"--results": "results", "--pages": "results/bisect", "--artifacts": "artifacts"}
+
+// UserCommand is a bisect command as a user types it in the repository's
+// folder, not as one machine ran it: a folder flag (--results, --pages,
+// --artifacts) given as an absolute folder is made relative to cwd when
+// it is under it, else becomes its default when it ends as the default
+// does (/work/main/results is results), else is left out (an artifacts
+// folder of the machine: the page does not need it); a folder flag at its
+// default is left out. cwd "" is the working folder.
+func UserCommand(cmd, cwd string) string {
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	words := splitWords(cmd)
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		name, value, inline := strings.Cut(w, "=")
+		def, isFolder := folderFlags[name]
+		if !isFolder {
+			out = append(out, w)
+			continue
+		}
+		if !inline {
+			if i+1 >= len(words) {
+				out = append(out, w)
+				continue
+			}
+			i++
+			value = words[i]
+		}
+		if filepath.IsAbs(value) {
+			if rel, err := filepath.Rel(cwd, value); err == nil && !strings.HasPrefix(rel, "..") {
+				value = rel
+			} else if strings.HasSuffix(filepath.ToSlash(value), "/"+def) {
+				value = def
+			} else {
+				continue
+			}
+		}
+		if filepath.Clean(value) == filepath.Clean(def) {
+			continue
+		}
+		out = append(out, name, value)
+	}
+	return shellWords(out)
+}
+
+// splitWords splits a command line as a shell does for words, single
+// and double quotes kept together (no expansions).
+func splitWords(s string) []string {
+	var out []string
+	var cur strings.Builder
+	in, quote := false, rune(0)
+	for _, c := range s {
+		switch {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(c)
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteRune(c)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out
 }
 
 // shellWords joins args as a shell reads them back.
