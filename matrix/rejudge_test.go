@@ -87,22 +87,26 @@ func TestRejudge(t *testing.T) {
 // change of the verifier comes with the records it changes. A record that
 // says otherwise than its evidence is caught.
 func TestResultsAreJudgedAgain(t *testing.T) {
-	runs, err := findings.Rejudge("../results", JudgeRecord)
+	var x findings.Rejudged // the first run judged
+	judged := 0
+	err := findings.Rejudge("../results", JudgeRecord, func(r findings.Rejudged) error {
+		if r.Changed() {
+			t.Errorf("%s run %s: recorded %s %s, judged now %s", r.Record.Key(), r.Run.RunID, r.Run.Grade, r.Run.Check, r.Verdict.OneLine())
+		}
+		if judged++; judged == 1 {
+			x = r
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) == 0 {
+	if judged == 0 {
 		t.Fatal("results/ keeps no evidence: nothing was judged again")
-	}
-	for _, x := range runs {
-		if x.Changed() {
-			t.Errorf("%s run %s: recorded %s %s, judged now %s", x.Record.Key(), x.Run.RunID, x.Run.Grade, x.Run.Check, x.Verdict.OneLine())
-		}
 	}
 
 	// A record whose run says PASS over evidence that fails.
 	dir := t.TempDir()
-	x := runs[0]
 	rec := x.Record
 	rec.RunList = []findings.Run{x.Run}
 	rec.RunList[0].Grade, rec.RunList[0].Check = verify.Pass, ""
@@ -119,7 +123,11 @@ func TestResultsAreJudgedAgain(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, x.Run.Evidence), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	again, err := findings.Rejudge(dir, JudgeRecord)
+	var again []findings.Rejudged
+	err = findings.Rejudge(dir, JudgeRecord, func(x findings.Rejudged) error {
+		again = append(again, x)
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

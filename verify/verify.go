@@ -124,7 +124,10 @@ func Check(h *history.History, opts Options) *Verdict {
 	}
 	c.grade()
 	c.v.Paragraph = c.v.paragraph()
-	return &c.v
+	// A copy: a pointer to c.v would keep the whole checker, its indexes
+	// and the history alive as long as the verdict.
+	v := c.v
+	return &v
 }
 
 // grade sorts the findings, worst first and the earliest of each grade
