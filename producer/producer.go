@@ -53,6 +53,16 @@ func (e *events) emit(l history.ClientLine) {
 	}
 }
 
+// txnStep prints a step of transaction n (history.TxnBegin, TxnCommit,
+// TxnAbort) and, when it failed, err.
+func (e *events) txnStep(cfg Config, n int64, name string, err error) {
+	line := history.ClientLine{Name: name, RunID: cfg.RunID, Txn: &n, TransactionalID: cfg.TransactionalID}
+	if err != nil {
+		line.Exception, line.Message = fmt.Sprintf("%T", err), err.Error()
+	}
+	e.emit(line)
+}
+
 func (e *events) flush() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
