@@ -2,8 +2,11 @@ package matrix
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kconform/kconform/findings"
@@ -134,4 +137,53 @@ func TestResultsAreJudgedAgain(t *testing.T) {
 	if len(again) != 1 || !again[0].Changed() {
 		t.Fatalf("a record that contradicts its evidence: want it changed, got %+v", again)
 	}
+}
+
+// BenchmarkRejudgeResults judges every history kept under results/ again,
+// as `kconform verify --results results` does, and reports the time and
+// the process's peak resident memory (peak-RSS-MiB, Linux) it took: the
+// goal on 2 cores is under 60 s and 1 GiB, memory that does not grow with
+// the number of histories kept.
+//
+//	go test -run '^$' -bench RejudgeResults -benchtime 1x ./matrix
+func BenchmarkRejudgeResults(b *testing.B) {
+	// Reset the peak (VmHWM) to the memory in use now, so the figure is
+	// the judging's and not what the test binary held before.
+	resetPeak := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+	judged := 0
+	for range b.N {
+		err := findings.Rejudge("../results", JudgeRecord, func(findings.Rejudged) error {
+			judged++
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(judged)/float64(b.N), "histories/op")
+	if resetPeak != nil {
+		b.Logf("no peak memory figure: %v", resetPeak)
+		return
+	}
+	if kb, err := peakRSS(); err != nil {
+		b.Logf("no peak memory figure: %v", err)
+	} else {
+		b.ReportMetric(float64(kb)/1024, "peak-RSS-MiB")
+	}
+}
+
+// peakRSS reads the process's peak resident memory, in KiB, from
+// /proc/self/status (VmHWM).
+func peakRSS() (int64, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		}
+	}
+	return 0, errors.New("no VmHWM in /proc/self/status")
 }
