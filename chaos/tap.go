@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kconform/kconform/history"
@@ -207,20 +208,9 @@ var closeInFlightFault = FaultType{New: CloseInFlight, Also: actions(history.Act
 // Closing at any moment may meet none: the answers to a fast broker are
 // often all in.
 func CloseInFlight(t Target, within time.Duration) Step {
-	return func(ctx context.Context, e *Env) error {
-		addrs, err := t.upstreams(ctx, e)
-		if err != nil {
-			return fmt.Errorf("chaos close: %w", err)
-		}
-		for _, a := range addrs {
-			// None in flight is no error: the history's effect check
-			// judges whether any close met one.
-			if !e.Tap.CloseInFlight(a, within) && e.Progress != nil {
-				fmt.Fprintf(e.Progress, "kconform: chaos: no produce request to %s was in flight within %s; closed anyway\n", a, within)
-			}
-		}
-		return nil
-	}
+	return inFlightFault("close", "closed", t, within, false, func(tap *wiretap.Tap, within time.Duration, addrs ...string) (bool, error) {
+		return tap.CloseInFlight(addrs[0], within), nil
+	})
 }
 
 var blackholeFault = FaultType{New: Blackhole, Command: "blackhole", Args: "BROKER|all", Actions: actions(history.ActionBlackhole), Also: actions(history.ActionCloseConnections), On: OnBrokers,
@@ -256,24 +246,9 @@ var partitionInFlightFault = FaultType{New: PartitionInFlight, Also: actions(his
 // open, so that request waits unanswered (see wiretap.Tap.BlackholeInFlight).
 // The history records it as a blackhole.
 func PartitionInFlight(t Target, within time.Duration) Step {
-	return func(ctx context.Context, e *Env) error {
-		addrs, err := t.upstreams(ctx, e)
-		if err != nil {
-			return fmt.Errorf("chaos partition: %w", err)
-		}
-		for _, a := range addrs {
-			found, err := e.Tap.BlackholeInFlight(a, within)
-			if err != nil {
-				return fmt.Errorf("chaos partition %s: %w", a, err)
-			}
-			// None in flight is no error: the history's effect check
-			// judges whether a request waited through the cut.
-			if !found && e.Progress != nil {
-				fmt.Fprintf(e.Progress, "kconform: chaos: no produce request to %s was in flight within %s; cut anyway\n", a, within)
-			}
-		}
-		return nil
-	}
+	return inFlightFault("partition", "cut", t, within, false, func(tap *wiretap.Tap, within time.Duration, addrs ...string) (bool, error) {
+		return tap.BlackholeInFlight(addrs[0], within)
+	})
 }
 
 var holdFault = FaultType{New: Hold, Command: "hold", Args: "BROKER|all", Actions: actions(history.ActionHold), On: OnBrokers,
@@ -301,22 +276,7 @@ var holdInFlightFault = FaultType{New: HoldInFlight, Also: actions(history.Actio
 // brokers see the producer freeze with a batch on its way, a
 // transactional producer with a transaction open.
 func HoldInFlight(t Target, within time.Duration) Step {
-	return func(ctx context.Context, e *Env) error {
-		addrs, err := t.upstreams(ctx, e)
-		if err != nil {
-			return fmt.Errorf("chaos hold: %w", err)
-		}
-		found, err := e.Tap.HoldInFlight(within, addrs...)
-		if err != nil {
-			return fmt.Errorf("chaos hold: %w", err)
-		}
-		// None in flight is no error: the history's effect check judges
-		// whether the hold met an open transaction.
-		if !found && e.Progress != nil {
-			fmt.Fprintf(e.Progress, "kconform: chaos: no produce request to %s was in flight within %s; held anyway\n", t, within)
-		}
-		return nil
-	}
+	return inFlightFault("hold", "held", t, within, true, (*wiretap.Tap).HoldInFlight)
 }
 
 var holdEndTxnFault = FaultType{New: HoldEndTxn, Command: "hold-endtxn", Args: "BROKER|all", Actions: actions(history.ActionHoldEndTxn), On: OnBrokers,
@@ -344,6 +304,39 @@ func tapFault(name string, t Target, apply func(tap *wiretap.Tap, addr string) e
 		for _, a := range addrs {
 			if err := apply(e.Tap, a); err != nil {
 				return err
+			}
+		}
+		return nil
+	}
+}
+
+// inFlightFault applies a tap fault that waits, at most within, for a
+// produce request to be in flight before it takes effect: apply applies it
+// to the target's brokers, each on its own, or, together, to all at once
+// (the first request in flight to any of them sets it off), and says
+// whether one was in flight. None in flight is no error, only said on
+// Progress: the history's effect check judges whether the fault met one.
+// done says what was done anyway ("closed").
+func inFlightFault(name, done string, t Target, within time.Duration, together bool, apply func(tap *wiretap.Tap, within time.Duration, addrs ...string) (bool, error)) Step {
+	return func(ctx context.Context, e *Env) error {
+		addrs, err := t.upstreams(ctx, e)
+		if err != nil {
+			return fmt.Errorf("chaos %s: %w", name, err)
+		}
+		groups := [][]string{addrs}
+		if !together {
+			groups = nil
+			for _, a := range addrs {
+				groups = append(groups, []string{a})
+			}
+		}
+		for _, g := range groups {
+			found, err := apply(e.Tap, within, g...)
+			if err != nil {
+				return fmt.Errorf("chaos %s %s: %w", name, strings.Join(g, ", "), err)
+			}
+			if !found && e.Progress != nil {
+				fmt.Fprintf(e.Progress, "kconform: chaos: no produce request to %s was in flight within %s; %s anyway\n", strings.Join(g, ", "), within, done)
 			}
 		}
 		return nil

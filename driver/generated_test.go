@@ -25,31 +25,16 @@ func checkFile(t *testing.T, path string, want func(text string) (string, error)
 	docs.Current(t, path, regenerate, want)
 }
 
-// between replaces the lines between the line holding start and the line
-// holding end with body.
-func between(start, end, body string) func(string) (string, error) {
-	return func(text string) (string, error) {
-		i := strings.Index(text, start)
-		j := strings.Index(text, end)
-		if i < 0 || j < i {
-			return "", fmt.Errorf("no %q ... %q markers", start, end)
-		}
-		i += strings.Index(text[i:], "\n") + 1
-		j = strings.LastIndex(text[:j], "\n") + 1
-		return text[:i] + body + text[j:], nil
-	}
-}
-
 // TestReadmeClientsAreCurrent keeps docs/clients.md's client section equal
 // to the registry.
 func TestReadmeClientsAreCurrent(t *testing.T) {
-	checkFile(t, "../docs/clients.md", between("<!-- clients:", "<!-- end clients -->", ClientsMarkdown()))
+	checkFile(t, "../docs/clients.md", docs.Between("<!-- clients:", "<!-- end clients -->", ClientsMarkdown()))
 }
 
 // TestReadmePrerequisitesAreCurrent keeps README's prerequisites (the
 // drivers' runtimes, the package registries) equal to the registry.
 func TestReadmePrerequisitesAreCurrent(t *testing.T) {
-	checkFile(t, "../README.md", between("<!-- prerequisites:", "<!-- end prerequisites -->", "\n"+prerequisitesMarkdown()+"\n"))
+	checkFile(t, "../README.md", docs.Between("<!-- prerequisites:", "<!-- end prerequisites -->", "\n"+prerequisitesMarkdown()+"\n"))
 }
 
 // jobHeader starts a job of the workflow.

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -356,6 +360,53 @@ func TestRerecord(t *testing.T) {
 	if r.Grade != verify.Inconclusive || r.Check != "" || r.Grades[verify.Failed] != 0 || r.Grades[verify.Inconclusive] != 1 || r.Passes != 1 ||
 		r.First == nil || !strings.Contains(r.First.Summary, "not seen") || r.RunList[0].Evidence != kept.Evidence {
 		t.Fatalf("record after the rejudgement: %+v", r)
+	}
+}
+
+// TestRejudgeInOrder: kept runs judged again side by side reach the
+// caller in record order whichever finishes first, and the first error
+// stops the rest.
+func TestRejudgeInOrder(t *testing.T) {
+	root := t.TempDir()
+	day := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
+	var ids []string
+	for i := range 6 {
+		id := fmt.Sprintf("r%d", i)
+		ids = append(ids, id)
+		put(t, root, fmt.Sprintf("a/2.8.2-zk/c/freeze-run%d", i+1), artifacts.Run{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk", RunID: id,
+			Started: day.Add(time.Duration(i) * time.Minute), Timing: artifacts.TimingScenarioTimeouts}, failed(verify.Liveness, verify.Failed))
+	}
+	recs, err := Import(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := Write(dir, recs); err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	// The first runs take longest, so that later ones finish first.
+	judge := func(broken string) Judge {
+		return func(r Record, h *history.History) (*verify.Verdict, error) {
+			i := slices.Index(ids, h.RunID)
+			time.Sleep(time.Duration(len(ids)-i) * 10 * time.Millisecond)
+			if h.RunID == broken {
+				return nil, errors.New("judge broke")
+			}
+			return &verify.Verdict{Grade: verify.Pass}, nil
+		}
+	}
+	var got []string
+	each := func(x Rejudged) error {
+		got = append(got, x.Run.RunID)
+		return nil
+	}
+	if err := Rejudge(dir, judge(""), each); err != nil || !slices.Equal(got, ids) {
+		t.Fatalf("judged %v, error %v; want %v", got, err, ids)
+	}
+	got = nil
+	if err := Rejudge(dir, judge("r3"), each); err == nil || !strings.Contains(err.Error(), "judge broke") || !slices.Equal(got, ids[:3]) {
+		t.Fatalf("judged %v, error %v; want %v, then the judge's error", got, err, ids[:3])
 	}
 }
 

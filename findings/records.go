@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -304,8 +305,7 @@ func Rerecord(dir string, runs []Rejudged) (int, error) {
 	}
 	changed, touched := 0, map[int]bool{}
 	for _, x := range runs {
-		props := propertyMap(x.Verdict.Properties())
-		if !x.Changed() && maps.Equal(x.Run.Properties, props) && !x.startUpChanged() {
+		if !x.Stale() {
 			continue
 		}
 		i := slices.IndexFunc(records, func(r Record) bool { return r.Key() == x.Record.Key() })
@@ -317,7 +317,7 @@ func Rerecord(dir string, runs []Rejudged) (int, error) {
 			return changed, fmt.Errorf("%s: no run %s in its record", x.Record.Key(), x.Run.RunID)
 		}
 		run := &records[i].RunList[j]
-		run.Grade, run.Check, run.Properties = x.Grade, x.Check, props
+		run.Grade, run.Check, run.Properties = x.Grade, x.Check, propertyMap(x.Verdict.Properties())
 		if first := firstFinding(x.Verdict); first != nil || x.Grade == verify.Pass {
 			// The client's log lines around the same finding, taken
 			// from its log at import, stay with it.
@@ -373,18 +373,14 @@ type Rejudged struct {
 	Verdict *verify.Verdict
 }
 
-// PrintRejudged writes a line per kept run judged again ("same" or
-// "CHANGED", its cell and run, the grade recorded and the verdict now) and
-// returns how many changed.
-func PrintRejudged(w io.Writer, runs []Rejudged) (changed int) {
-	for _, x := range runs {
-		status := "same"
-		if x.Changed() {
-			status, changed = "CHANGED", changed+1
-		}
-		fmt.Fprintf(w, "%-7s %s run %s: recorded %s %s, now %s\n", status, x.Record.Key(), x.Run.RunID, x.Run.Grade, x.Run.Check, x.Verdict.OneLine())
+// Line is the line kconform verify --results prints for the run: "same"
+// or "CHANGED", its cell and run, the grade recorded and the verdict now.
+func (x Rejudged) Line() string {
+	status := "same"
+	if x.Changed() {
+		status = "CHANGED"
 	}
-	return changed
+	return fmt.Sprintf("%-7s %s run %s: recorded %s %s, now %s", status, x.Record.Key(), x.Run.RunID, x.Run.Grade, x.Run.Check, x.Verdict.OneLine())
 }
 
 // startUpChanged tells whether the new verdict's first finding is a
@@ -399,37 +395,83 @@ func (x Rejudged) startUpChanged() bool {
 // Changed tells whether the new verdict differs from the one recorded.
 func (x Rejudged) Changed() bool { return x.Grade != x.Run.Grade || x.Check != x.Run.Check }
 
+// Stale tells whether Rerecord would rewrite the run's record: its grade
+// or check changed, or its result per property differs from the one
+// stored (or none is stored).
+func (x Rejudged) Stale() bool {
+	return x.Changed() || !maps.Equal(x.Run.Properties, propertyMap(x.Verdict.Properties())) || x.startUpChanged()
+}
+
 // Judge judges a kept history of a record's cell as its scenario does.
 // findings knows no scenarios, so its callers pass one
 // (matrix.JudgeRecord).
 type Judge func(Record, *history.History) (*verify.Verdict, error)
 
 // Rejudge judges every run kept as evidence under the results folder dir
-// again with judge, in record order.
-func Rejudge(dir string, judge Judge) ([]Rejudged, error) {
+// again with judge and hands each to each, in record order. Each worker
+// reads and judges one history at a time, on up to GOMAXPROCS workers, so
+// memory holds a few histories whatever the number kept; each keeps what
+// it needs of a run. Rejudge stops at the first error, judge's or each's.
+func Rejudge(dir string, judge Judge, each func(Rejudged) error) error {
 	records, err := Read(dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var out []Rejudged
-	for _, r := range records {
-		for _, run := range r.RunList {
-			if run.Evidence == "" {
-				continue
+	type result struct {
+		x   Rejudged
+		err error
+	}
+	workers := runtime.GOMAXPROCS(0)
+	// Each run judged gets a channel for its result, queued in record
+	// order; the queue's room bounds the runs under way to workers (one
+	// taken off the queue and waited for, workers-1 queued).
+	queue := make(chan chan result, workers-1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(queue)
+		for _, r := range records {
+			for _, run := range r.RunList {
+				if run.Evidence == "" {
+					continue
+				}
+				done := make(chan result, 1)
+				select {
+				case queue <- done:
+				case <-stop:
+					return
+				}
+				go func() {
+					x, err := rejudge(dir, judge, r, run)
+					done <- result{x, err}
+				}()
 			}
-			h, _, err := history.ReadFile(filepath.Join(dir, run.Evidence))
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", r.Key(), err)
-			}
-			v, err := judge(r, h)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", r.Key(), err)
-			}
-			g, c := Outcome(v)
-			out = append(out, Rejudged{Record: r, Run: run, Grade: g, Check: c, Verdict: v})
+		}
+	}()
+	for done := range queue {
+		got := <-done
+		if got.err != nil {
+			return got.err
+		}
+		if err := each(got.x); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// rejudge judges one kept run of r again.
+func rejudge(dir string, judge Judge, r Record, run Run) (Rejudged, error) {
+	h, _, err := history.ReadFile(filepath.Join(dir, run.Evidence))
+	if err != nil {
+		return Rejudged{}, fmt.Errorf("%s: %w", r.Key(), err)
+	}
+	v, err := judge(r, h)
+	if err != nil {
+		return Rejudged{}, fmt.Errorf("%s: %w", r.Key(), err)
+	}
+	g, c := Outcome(v)
+	return Rejudged{Record: r, Run: run, Grade: g, Check: c, Verdict: v}, nil
 }
 
 // worstViolation is the first finding with the verdict's grade.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -24,22 +23,18 @@ import (
 // it gives up, as librdkafka does.
 func runBroken(ctx context.Context, cfg Config, ev *events) (Stats, error) {
 	var st Stats
-	cl, err := kgo.NewClient(kgo.SeedBrokers(cfg.Brokers...), kgo.RequestTimeoutOverhead(cfg.RequestTimeout), kgo.RetryTimeout(time.Second))
+	r, err := newResetting(cfg, nil, ev)
 	if err != nil {
-		return st, fmt.Errorf("start client: %w", err)
+		return st, err
 	}
-	defer cl.Close()
-	ev.emit(history.ClientLine{Name: history.StartupComplete, RunID: cfg.RunID})
-
-	var pid int64
-	var epoch int16
+	defer r.cl.Close()
 	for {
-		resp, err := kmsg.NewPtrInitProducerIDRequest().RequestWith(ctx, cl)
+		resp, err := kmsg.NewPtrInitProducerIDRequest().RequestWith(ctx, r.cl)
 		if err == nil {
 			err = kerr.ErrorForCode(resp.ErrorCode)
 		}
 		if err == nil {
-			pid, epoch = resp.ProducerID, resp.ProducerEpoch
+			r.pid, r.epoch = resp.ProducerID, resp.ProducerEpoch
 			break
 		}
 		if ctx.Err() != nil {
@@ -48,59 +43,105 @@ func runBroken(ctx context.Context, cfg Config, ev *events) (Stats, error) {
 		time.Sleep(500 * time.Millisecond)
 	}
 
-	seqs := make([]int32, cfg.Partitions)
 	counters := make([]int64, cfg.Partitions)
-	var sent, acked, failed atomic.Int64
 	start := time.Now()
-	for i := int64(0); (cfg.Count == 0 || i < cfg.Count) && ctx.Err() == nil; i++ {
-		if cfg.Rate > 0 {
-			if wait := time.Until(start.Add(time.Duration(float64(i) / cfg.Rate * float64(time.Second)))); wait > 0 {
-				time.Sleep(wait)
-			}
-		}
+	for i := int64(0); (cfg.Count == 0 || i < cfg.Count) && dueAt(ctx, cfg, &start, i); i++ {
 		p := int32(i % int64(cfg.Partitions))
 		counter := counters[p]
 		counters[p]++
-		value := history.Payload(cfg.RunID, p, counter)
-		sent.Add(1)
-		for attempt := 0; ; attempt++ {
-			offset, code, err := produceOne(ctx, cl, cfg.Topic, p, pid, epoch, seqs[p], value, cfg.RequestTimeout, nil)
-			part, c := p, counter
-			line := history.ClientLine{Topic: cfg.Topic, Partition: &part, Value: string(value), Counter: &c, RunID: cfg.RunID, ProducerID: &pid, Epoch: &epoch}
-			if err == nil && code == 0 {
-				seqs[p]++
-				acked.Add(1)
-				line.Name, line.Offset = history.SendSuccess, &offset
-				ev.emit(line)
-				break
-			}
-			if code == kerr.OutOfOrderSequenceNumber.Code {
-				failed.Add(1)
-				line.Name, line.Message = history.SendError, "OUT_OF_ORDER_SEQUENCE_NUMBER"
-				ev.emit(line)
-				ev.emit(history.ClientLine{Name: history.ProducerFatal, RunID: cfg.RunID,
-					Message: fmt.Sprintf("broker answered OUT_OF_ORDER_SEQUENCE_NUMBER for partition %d sequence %d: giving up", p, seqs[p])})
-				return Stats{Sent: sent.Load(), Acked: acked.Load(), Failed: failed.Load()}, nil
-			}
-			// THE BUG: after a failure, forget every sequence.
-			clear(seqs)
-			if ctx.Err() != nil || (cfg.Retries > 0 && attempt >= cfg.Retries) {
-				failed.Add(1)
-				if err == nil {
-					err = kerr.ErrorForCode(code)
-				}
-				line.Name, line.Message = history.SendError, err.Error()
-				ev.emit(line)
-				break
-			}
-			time.Sleep(250 * time.Millisecond)
+		st.Sent++
+		line, err := r.send(ctx, p, counter)
+		switch {
+		case err == nil:
+			st.Acked++
+			ev.emit(line)
+		case errors.Is(err, kerr.OutOfOrderSequenceNumber):
+			st.Failed++
+			ev.emit(line)
+			ev.emit(history.ClientLine{Name: history.ProducerFatal, RunID: cfg.RunID,
+				Message: fmt.Sprintf("broker answered OUT_OF_ORDER_SEQUENCE_NUMBER for partition %d sequence %d: giving up", p, r.seqs[p])})
+			return st, nil
+		default:
+			st.Failed++
+			ev.emit(line)
 		}
 	}
-	st = Stats{Sent: sent.Load(), Acked: acked.Load(), Failed: failed.Load()}
 	s, a := st.Sent, st.Acked
 	ev.emit(history.ClientLine{Name: history.ToolData, RunID: cfg.RunID, Sent: &s, Acked: &a})
 	ev.emit(history.ClientLine{Name: history.ShutdownComplete, RunID: cfg.RunID})
 	return st, nil
+}
+
+// resetting is what the broken producers share (runBroken, and
+// runBrokenTxn inside transactions): a raw client writing one record per
+// batch under one producer id and epoch, with THE BUG: after any failed
+// produce request, every partition's sequence starts again at 0.
+type resetting struct {
+	cl  *kgo.Client
+	cfg Config
+	// txnID is the transactional id its batches are written under; nil
+	// for the idempotent one.
+	txnID *string
+	pid   int64
+	epoch int16
+	// seqs is each partition's next sequence.
+	seqs []int32
+	// limit caps the attempts at one record, whatever cfg.Retries (0:
+	// no cap).
+	limit int
+}
+
+// newResetting starts the raw client and tells the driver contract it
+// started.
+func newResetting(cfg Config, txnID *string, ev *events) (*resetting, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(cfg.Brokers...), kgo.RequestTimeoutOverhead(cfg.RequestTimeout), kgo.RetryTimeout(time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("start client: %w", err)
+	}
+	ev.emit(history.ClientLine{Name: history.StartupComplete, RunID: cfg.RunID})
+	return &resetting{cl: cl, cfg: cfg, txnID: txnID, seqs: make([]int32, cfg.Partitions)}, nil
+}
+
+// line is the driver contract's line for the partition's record counter,
+// without its outcome.
+func (r *resetting) line(p int32, counter int64) history.ClientLine {
+	pid, epoch := r.pid, r.epoch
+	return history.ClientLine{Topic: r.cfg.Topic, Partition: &p, Value: string(history.Payload(r.cfg.RunID, p, counter)), Counter: &counter,
+		RunID: r.cfg.RunID, ProducerID: &pid, Epoch: &epoch}
+}
+
+// send writes the partition's record counter, again after each failure
+// until the attempts run out (cfg.Retries, limit) or ctx ends, and
+// returns the line the driver contract prints for its outcome (with its
+// Txn to set, inside a transaction), a success's or the last failure's,
+// and that failure. kerr.OutOfOrderSequenceNumber ends it at once: the
+// broker caught the reset.
+func (r *resetting) send(ctx context.Context, p int32, counter int64) (history.ClientLine, error) {
+	line := r.line(p, counter)
+	for attempt := 0; ; attempt++ {
+		offset, code, err := produceOne(ctx, r.cl, r.cfg.Topic, p, r.pid, r.epoch, r.seqs[p], []byte(line.Value), r.cfg.RequestTimeout, r.txnID)
+		if err == nil && code == 0 {
+			r.seqs[p]++
+			line.Name, line.Offset = history.SendSuccess, &offset
+			return line, nil
+		}
+		if code == kerr.OutOfOrderSequenceNumber.Code {
+			line.Name, line.Message = history.SendError, "OUT_OF_ORDER_SEQUENCE_NUMBER"
+			return line, kerr.OutOfOrderSequenceNumber
+		}
+		// THE BUG: after a failure, forget every sequence, under the same
+		// producer id and epoch (inside a transaction, in the one under
+		// way).
+		clear(r.seqs)
+		if ctx.Err() != nil || (r.cfg.Retries > 0 && attempt >= r.cfg.Retries) || (r.limit > 0 && attempt >= r.limit) {
+			if err == nil {
+				err = kerr.ErrorForCode(code)
+			}
+			line.Name, line.Message = history.SendError, err.Error()
+			return line, err
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 }
 
 // produceOne sends one single-record idempotent batch to the partition's

@@ -2,6 +2,7 @@ package producer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -25,24 +26,23 @@ import (
 // librdkafka does; a transaction with a failed record is aborted.
 func runBrokenTxn(ctx context.Context, cfg Config, ev *events) (Stats, error) {
 	var st Stats
-	cl, err := kgo.NewClient(kgo.SeedBrokers(cfg.Brokers...), kgo.RequestTimeoutOverhead(cfg.RequestTimeout), kgo.RetryTimeout(time.Second))
-	if err != nil {
-		return st, fmt.Errorf("start client: %w", err)
-	}
-	defer cl.Close()
-	ev.emit(history.ClientLine{Name: history.StartupComplete, RunID: cfg.RunID})
 	id := cfg.TransactionalID
-	var pid int64
-	var epoch int16
+	r, err := newResetting(cfg, &id, ev)
+	if err != nil {
+		return st, err
+	}
+	defer r.cl.Close()
+	// A transaction must end in time: a record's attempts stop at 20.
+	r.limit = 20
 	err = retrying(ctx, func() error {
 		req := kmsg.NewPtrInitProducerIDRequest()
 		req.TransactionalID, req.TransactionTimeoutMillis, req.ProducerID, req.ProducerEpoch = &id, 60000, -1, -1
-		resp, err := req.RequestWith(ctx, cl)
+		resp, err := req.RequestWith(ctx, r.cl)
 		if err == nil {
 			err = kerr.ErrorForCode(resp.ErrorCode)
 		}
 		if err == nil {
-			pid, epoch = resp.ProducerID, resp.ProducerEpoch
+			r.pid, r.epoch = resp.ProducerID, resp.ProducerEpoch
 		}
 		return err
 	})
@@ -50,77 +50,41 @@ func runBrokenTxn(ctx context.Context, cfg Config, ev *events) (Stats, error) {
 		return st, fmt.Errorf("init producer id: %w", err)
 	}
 
-	seqs := make([]int32, cfg.Partitions)
 	counters := make([]int64, cfg.Partitions)
 	start := time.Now()
 	var i int64
 	for txn := int64(0); (cfg.Count == 0 || i < cfg.Count) && ctx.Err() == nil; txn++ {
 		n := txn
-		step := func(name string, err error) {
-			line := history.ClientLine{Name: name, RunID: cfg.RunID, Txn: &n, TransactionalID: id}
-			if err != nil {
-				line.Exception, line.Message = fmt.Sprintf("%T", err), err.Error()
-			}
-			ev.emit(line)
-		}
-		step(history.TxnBegin, nil)
+		ev.txnStep(cfg, n, history.TxnBegin, nil)
 		// Every partition joins the transaction at its begin, in one
 		// request: a partition added while the transaction is under way
 		// meets CONCURRENT_TRANSACTIONS on some coordinators.
-		addErr := addPartitions(ctx, cl, id, pid, epoch, cfg.Topic, cfg.Partitions)
+		addErr := addPartitions(ctx, r.cl, id, r.pid, r.epoch, cfg.Topic, cfg.Partitions)
 		failed, gaveUp := false, false
-		for k := 0; k < cfg.TransactionSize && (cfg.Count == 0 || i < cfg.Count) && ctx.Err() == nil && !gaveUp; k++ {
-			if cfg.Rate > 0 {
-				if wait := time.Until(start.Add(time.Duration(float64(i) / cfg.Rate * float64(time.Second)))); wait > 0 {
-					time.Sleep(wait)
-				}
-			}
+		for k := 0; k < cfg.TransactionSize && (cfg.Count == 0 || i < cfg.Count) && !gaveUp && dueAt(ctx, cfg, &start, i); k++ {
 			p := int32(i % int64(cfg.Partitions))
 			counter := counters[p]
 			counters[p]++
 			i++
 			st.Sent++
-			value := history.Payload(cfg.RunID, p, counter)
-			part, c := p, counter
-			line := history.ClientLine{Topic: cfg.Topic, Partition: &part, Value: string(value), Counter: &c, RunID: cfg.RunID, ProducerID: &pid, Epoch: &epoch, Txn: &n}
 			if addErr != nil {
 				st.Failed++
 				failed = true
-				line.Name, line.Message = history.SendError, addErr.Error()
+				line := r.line(p, counter)
+				line.Name, line.Message, line.Txn = history.SendError, addErr.Error(), &n
 				ev.emit(line)
 				continue
 			}
-			for attempt := 0; ; attempt++ {
-				offset, code, err := produceOne(ctx, cl, cfg.Topic, p, pid, epoch, seqs[p], value, cfg.RequestTimeout, &id)
-				if err == nil && code == 0 {
-					seqs[p]++
-					st.Acked++
-					line.Name, line.Offset = history.SendSuccess, &offset
-					ev.emit(line)
-					break
-				}
-				if code == kerr.OutOfOrderSequenceNumber.Code {
-					st.Failed++
-					failed, gaveUp = true, true
-					line.Name, line.Message = history.SendError, "OUT_OF_ORDER_SEQUENCE_NUMBER"
-					ev.emit(line)
-					break
-				}
-				// THE BUG: after a failure, forget every sequence, inside
-				// the transaction, under the same producer id and epoch.
-				clear(seqs)
-				if ctx.Err() != nil || (cfg.Retries > 0 && attempt >= cfg.Retries) || attempt >= 20 {
-					st.Failed++
-					failed = true
-					if err == nil {
-						err = kerr.ErrorForCode(code)
-					}
-					line.Name, line.Message = history.SendError, err.Error()
-					ev.emit(line)
-					break
-				}
-				time.Sleep(250 * time.Millisecond)
+			line, err := r.send(ctx, p, counter)
+			line.Txn = &n
+			ev.emit(line)
+			if err == nil {
+				st.Acked++
+				continue
 			}
+			st.Failed++
+			failed = true
+			gaveUp = errors.Is(err, kerr.OutOfOrderSequenceNumber)
 		}
 		due := !(cfg.AbortEvery > 0 && (txn+1)%int64(cfg.AbortEvery) == 0)
 		commit := due && !failed
@@ -128,8 +92,8 @@ func runBrokenTxn(ctx context.Context, cfg Config, ev *events) (Stats, error) {
 		var bumped int16 = -1
 		err := retrying(endCtx, func() error {
 			req := kmsg.NewPtrEndTxnRequest()
-			req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = id, pid, epoch, commit
-			resp, err := req.RequestWith(endCtx, cl)
+			req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = id, r.pid, r.epoch, commit
+			resp, err := req.RequestWith(endCtx, r.cl)
 			if err == nil {
 				err = kerr.ErrorForCode(resp.ErrorCode)
 			}
@@ -139,7 +103,7 @@ func runBrokenTxn(ctx context.Context, cfg Config, ev *events) (Stats, error) {
 			return err
 		})
 		cancel()
-		step(map[bool]string{true: history.TxnCommit, false: history.TxnAbort}[commit], err)
+		ev.txnStep(cfg, n, map[bool]string{true: history.TxnCommit, false: history.TxnAbort}[commit], err)
 		if err != nil || gaveUp {
 			why := "could not end it"
 			if err == nil {
@@ -148,9 +112,9 @@ func runBrokenTxn(ctx context.Context, cfg Config, ev *events) (Stats, error) {
 			ev.emit(history.ClientLine{Name: history.ProducerFatal, RunID: cfg.RunID, Txn: &n, Message: fmt.Sprintf("transaction %d: %s: %v", n, why, err)})
 			return st, nil
 		}
-		if bumped > epoch {
-			epoch = bumped
-			clear(seqs) // a new epoch starts every partition at 0: legal
+		if bumped > r.epoch {
+			r.epoch = bumped
+			clear(r.seqs) // a new epoch starts every partition at 0: legal
 		}
 	}
 	s, a := st.Sent, st.Acked

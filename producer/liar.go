@@ -19,16 +19,7 @@ func runLiar(ctx context.Context, cfg Config, ev *events) Stats {
 	ev.emit(history.ClientLine{Name: history.StartupComplete, RunID: cfg.RunID})
 	counters := make([]int64, cfg.Partitions)
 	start := time.Now()
-	for i := int64(0); (cfg.Count == 0 || i < cfg.Count) && ctx.Err() == nil; i++ {
-		if cfg.Rate > 0 {
-			if wait := time.Until(start.Add(time.Duration(float64(i) / cfg.Rate * float64(time.Second)))); wait > 0 {
-				select {
-				case <-time.After(wait):
-				case <-ctx.Done():
-					continue // the loop's condition ends it
-				}
-			}
-		}
+	for i := int64(0); (cfg.Count == 0 || i < cfg.Count) && dueAt(ctx, cfg, &start, i); i++ {
 		p := int32(i % int64(cfg.Partitions))
 		counter := counters[p]
 		counters[p]++

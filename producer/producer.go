@@ -1,3 +1,10 @@
+// Package producer is kconform's bundled idempotent producer: franz-go's
+// kgo with idempotence on and acks=all, a deterministic workload, and every
+// record's fate printed as a JSON line in the shape of Kafka's
+// VerifiableProducer events.
+//
+// In the flow: cluster -> **traffic** + faults -> history -> verdict ->
+// report. The bundled producer behind the reference and franz-go drivers.
 package producer
 
 import (
@@ -51,6 +58,16 @@ func (e *events) emit(l history.ClientLine) {
 	if err := e.enc.Encode(l); err != nil && e.err == nil {
 		e.err = err
 	}
+}
+
+// txnStep prints a step of transaction n (history.TxnBegin, TxnCommit,
+// TxnAbort) and, when it failed, err.
+func (e *events) txnStep(cfg Config, n int64, name string, err error) {
+	line := history.ClientLine{Name: name, RunID: cfg.RunID, Txn: &n, TransactionalID: cfg.TransactionalID}
+	if err != nil {
+		line.Exception, line.Message = fmt.Sprintf("%T", err), err.Error()
+	}
+	e.emit(line)
 }
 
 func (e *events) flush() error {

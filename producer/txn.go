@@ -53,13 +53,7 @@ func runTransactions(ctx context.Context, cfg Config, cl *kgo.Client, ev *events
 	var i int64
 	for txn := int64(0); (cfg.Count == 0 || i < cfg.Count) && ctx.Err() == nil; txn++ {
 		n := txn
-		step := func(name string, err error) {
-			line := history.ClientLine{Name: name, RunID: cfg.RunID, Txn: &n, TransactionalID: cfg.TransactionalID}
-			if err != nil {
-				line.Exception, line.Message = fmt.Sprintf("%T", err), err.Error()
-			}
-			ev.emit(line)
-		}
+		step := func(name string, err error) { ev.txnStep(cfg, n, name, err) }
 		stop := func(what string, err error) {
 			ev.emit(history.ClientLine{Name: history.ProducerFatal, RunID: cfg.RunID, Txn: &n,
 				Message: fmt.Sprintf("transaction %d: %s: %v; stopping, as the transactional id is no longer this producer's to use", n, what, err)})

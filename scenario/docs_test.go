@@ -1,8 +1,6 @@
 package scenario
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/kconform/kconform/internal/docs"
@@ -20,21 +18,6 @@ func checkDoc(t *testing.T, path string, want func(text string) (string, error))
 // whole makes the whole file body.
 func whole(body string) func(string) (string, error) {
 	return func(string) (string, error) { return body, nil }
-}
-
-// between replaces the lines between the line holding start and the line
-// holding end with body.
-func between(start, end, body string) func(string) (string, error) {
-	return func(text string) (string, error) {
-		i := strings.Index(text, start)
-		j := strings.Index(text, end)
-		if i < 0 || j < i {
-			return "", fmt.Errorf("no %q ... %q markers", start, end)
-		}
-		i += strings.Index(text[i:], "\n") + 1
-		j = strings.LastIndex(text[:j], "\n") + 1
-		return text[:i] + body + text[j:], nil
-	}
 }
 
 // TestTimersDocIsCurrent keeps docs/timers.md equal to the catalogue's
@@ -57,5 +40,5 @@ func TestScenariosDocIsCurrent(t *testing.T) {
 // labels equal to the catalogue: no page counts the scenarios or lists
 // their labels by hand.
 func TestUsageDocIsCurrent(t *testing.T) {
-	checkDoc(t, "../docs/usage.md", between("<!-- scenarios:", "<!-- end scenarios -->", UsageMarkdown()))
+	checkDoc(t, "../docs/usage.md", docs.Between("<!-- scenarios:", "<!-- end scenarios -->", UsageMarkdown()))
 }

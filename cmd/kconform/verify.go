@@ -91,14 +91,27 @@ func rejudgeResults(dir string, update bool) error {
 	if _, err := os.Stat(filepath.Join(dir, "cells")); err != nil {
 		return cli.Usage(fmt.Sprintf("no result records under %s (want %s/cells)", dir, dir))
 	}
-	runs, err := findings.Rejudge(dir, matrix.JudgeRecord)
+	// One run at a time reaches here and only a stale one is kept, for
+	// --update: memory does not grow with the evidence.
+	var judged, changed int
+	var stale []findings.Rejudged
+	err := findings.Rejudge(dir, matrix.JudgeRecord, func(x findings.Rejudged) error {
+		judged++
+		if x.Changed() {
+			changed++
+		}
+		if update && x.Stale() {
+			stale = append(stale, x)
+		}
+		_, err := fmt.Println(x.Line())
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	changed := findings.PrintRejudged(os.Stdout, runs)
-	fmt.Fprintf(os.Stderr, "kconform verify: %d kept runs judged again, %d changed\n", len(runs), changed)
+	fmt.Fprintf(os.Stderr, "kconform verify: %d kept runs judged again, %d changed\n", judged, changed)
 	if update {
-		n, err := findings.Rerecord(dir, runs)
+		n, err := findings.Rerecord(dir, stale)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,9 @@
 package docs
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -29,4 +31,19 @@ func Current(t testing.TB, path, regenerate string, want func(text string) (stri
 		return
 	}
 	t.Fatalf("%s is not current: %s", path, regenerate)
+}
+
+// Between is a want for Current that replaces the lines between the line
+// holding start and the line holding end with body, the markers kept.
+func Between(start, end, body string) func(string) (string, error) {
+	return func(text string) (string, error) {
+		i := strings.Index(text, start)
+		j := strings.Index(text, end)
+		if i < 0 || j < i {
+			return "", fmt.Errorf("no %q ... %q markers", start, end)
+		}
+		i += strings.Index(text[i:], "\n") + 1
+		j = strings.LastIndex(text[:j], "\n") + 1
+		return text[:i] + body + text[j:], nil
+	}
 }
