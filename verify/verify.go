@@ -23,6 +23,11 @@ type Options struct {
 	// Effects are what the scenario's fault must have done; a history
 	// that does not show each one is INCONCLUSIVE unless it FAILED anyway.
 	Effects []Effect
+	// Unchecked are effects the history's scenario must have had that
+	// could not be checked (a scenario kconform does not know): each makes
+	// the verdict INCONCLUSIVE unless it FAILED anyway, as an effect not
+	// shown does, whatever the scenario is called.
+	Unchecked []string
 	// WireOnly judges the wire alone (the tap in front of any client): no
 	// client events or log read-back are expected, and a history needs
 	// produce batches to be judged.
@@ -121,6 +126,9 @@ func Check(h *history.History, opts Options) *Verdict {
 		if !r.Shown {
 			c.incomplete = append(c.incomplete, "the fault did not take effect: "+r.Requirement+" ("+r.Evidence+")")
 		}
+	}
+	for _, u := range opts.Unchecked {
+		c.incomplete = append(c.incomplete, "the fault's effects were not checked: "+u)
 	}
 	c.grade()
 	c.v.Paragraph = c.v.paragraph()
