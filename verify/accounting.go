@@ -402,6 +402,25 @@ func (c *checker) checkRecords() {
 			if ok && r.Counter == e.Counter {
 				continue
 			}
+			if q, at, found := wherePut(logs, key, e.Partition, e.Counter); found {
+				// In the log once, elsewhere: nothing was lost, but the
+				// client told the application a wrong place for it.
+				x := c.lost(e)
+				x.Check = WrongOffset
+				held := "nothing"
+				if ok {
+					held = fmt.Sprintf("record %d", r.Counter)
+					if r.Counter < 0 {
+						held = "another run's record"
+					}
+				}
+				x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged at offset %d, which holds %s, but the log holds it at partition %d offset %d: the acknowledged offset is wrong (the record is not lost)", e.Partition, e.Counter, e.Offset, held, q, at)
+				if first := outcomes[[3]int64{int64(key(e.Partition)), e.Counter, 0}]; first.Offset >= 0 && first.Offset != e.Offset {
+					x.Summary += fmt.Sprintf("; the client had acknowledged it before at offset %d (client line %d): one record, acknowledged twice", first.Offset, first.Line)
+				}
+				c.add(x)
+				continue
+			}
 			x := c.lost(e)
 			if ok {
 				where := fmt.Sprintf("record %d", r.Counter)
@@ -411,9 +430,6 @@ func (c *checker) checkRecords() {
 				x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged at offset %d, but the log holds %s there", e.Partition, e.Counter, e.Offset, where)
 			} else {
 				x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged at offset %d, which is not in the log", e.Partition, e.Counter, e.Offset)
-			}
-			if other, found := pl.seen.get(e.Counter); found {
-				x.Summary += fmt.Sprintf(" (record %d is at offset %d)", e.Counter, other)
 			}
 			if first := outcomes[[3]int64{int64(key(e.Partition)), e.Counter, 0}]; first.Offset >= 0 && first.Offset != e.Offset {
 				x.Summary += fmt.Sprintf("; the client had acknowledged it before at offset %d (client line %d): one record, acknowledged twice", first.Offset, first.Line)
@@ -490,6 +506,25 @@ func (c *checker) checkRecords() {
 	c.acct.acked, c.acct.failed, c.acct.key = acked, failed, key
 	c.checkFailedButWritten(logs)
 	c.accountFor(inLog, acked, failed, pending, unmatchedAcks+unmatchedErrors, key)
+}
+
+// wherePut finds record counter of partition p (run-wide counters: in
+// any partition) in the log: the partition and offset it is at.
+func wherePut(logs map[int32]*partitionLog, key func(int32) int32, p int32, counter int64) (int32, int64, bool) {
+	if pl := logs[p]; pl != nil {
+		if at, ok := pl.seen.get(counter); ok {
+			return p, at, true
+		}
+	}
+	if key(p) != -1 {
+		return 0, 0, false
+	}
+	for _, q := range slices.Sorted(maps.Keys(logs)) {
+		if at, ok := logs[q].seen.get(counter); ok {
+			return q, at, true
+		}
+	}
+	return 0, 0, false
 }
 
 // lost starts an acked-lost finding about acknowledgement e.

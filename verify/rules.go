@@ -73,6 +73,7 @@ const (
 	EpochStart         CheckID = "epoch-start"
 	RetryMismatch      CheckID = "retry-mismatch"
 	AckedLost          CheckID = "acked-lost"
+	WrongOffset        CheckID = "wrong-offset"
 	Duplicate          CheckID = "duplicate"
 	Order              CheckID = "order"
 	SilentGap          CheckID = "silent-gap"
@@ -114,17 +115,18 @@ const (
 	kip854 = "KIP-854: Separate configuration for producer ID expiry (producer.id.expiration.ms)"
 	// The broker's rules, in ProducerAppendInfo.checkSequence and the
 	// duplicate check before it.
-	brokerSeq     = "Kafka broker, ProducerAppendInfo.checkSequence (2.8.2 core/.../log/ProducerStateManager.scala l.218-247; 3.9.1 and 4.1.0 storage/.../log/ProducerAppendInfo.java l.112-154): within an epoch a batch is appended only at lastSeq+1 (Int.MaxValue is followed by 0), else OUT_OF_ORDER_SEQUENCE_NUMBER; a producer id the broker holds no state for may start at any sequence"
-	brokerDup     = "Kafka broker, ProducerStateEntry.findDuplicateBatch (2.8.2 l.140-152; 3.9.1/4.1.0 l.134-141), called by Log/UnifiedLog.analyzeAndValidateProducerState before the sequence check: a batch with the epoch, first and last sequence of one of the producer's last 5 batches is answered with success and that batch's offset, its records never compared; no broker from 2.8 to 4.x answers DUPLICATE_SEQUENCE_NUMBER"
-	brokerEpoch   = "Kafka broker, ProducerAppendInfo.checkSequence (2.8.2 l.219-225; 3.9.1 l.118-125; 4.1.0 l.125-132): while the broker holds the producer's state, a batch of a higher epoch must start at sequence 0"
-	brokerReject  = "Kafka broker: LogValidator (CORRUPT_MESSAGE, INVALID_RECORD, INVALID_TIMESTAMP, MESSAGE_TOO_LARGE), Partition.appendRecordsToLeader's min-ISR check (NOT_ENOUGH_REPLICAS) and checkSequence answer before the batch is appended; NOT_LEADER_OR_FOLLOWER, REQUEST_TIMED_OUT and NOT_ENOUGH_REPLICAS_AFTER_APPEND can come after it (DelayedProduce)"
-	brokerHW      = "Kafka broker, Partition.checkEnoughReplicasReachOffset (called by DelayedProduce.tryComplete; 2.8.2 core/.../cluster/Partition.scala, 3.9.1/4.1.0 the same method): with acks=all the leader answers a produce only once the high watermark has passed the batch's last offset, so every acknowledged offset is below the high watermark a later read-back reads to"
-	brokerControl = "Kafka's record batch format (KIP-98; RecordBatch's isControlBatch attribute, ControlRecordType): a control batch carries one control record, a COMMIT or ABORT marker keyed by its type, never a producer's records"
-	javaSplit     = "Java client, ProducerBatch.split (2.8.2 l.287-291; 3.9.1/4.1.0 l.369-373) and Sender.completeBatch: a batch answered MESSAGE_TOO_LARGE is split and sent again from its base sequence"
-	kafka5494     = "KAFKA-5494: idempotent producer with up to 5 requests in flight per connection keeps order"
-	kafka12152    = "KAFKA-12152: idempotent producer does not reset sequences of partitions without in-flight batches after an epoch bump"
-	rdkafka3584   = "librdkafka #3584: producer resets sequence to 0 under the same producer id after a full-cluster restart; OUT_OF_ORDER_SEQUENCE_NUMBER, fatal"
-	rdkafka4953   = "librdkafka #4953: an epoch bump for one partition resends another partition's possibly persisted batch under the new epoch"
+	brokerSeq      = "Kafka broker, ProducerAppendInfo.checkSequence (2.8.2 core/.../log/ProducerStateManager.scala l.218-247; 3.9.1 and 4.1.0 storage/.../log/ProducerAppendInfo.java l.112-154): within an epoch a batch is appended only at lastSeq+1 (Int.MaxValue is followed by 0), else OUT_OF_ORDER_SEQUENCE_NUMBER; a producer id the broker holds no state for may start at any sequence"
+	brokerDup      = "Kafka broker, ProducerStateEntry.findDuplicateBatch (2.8.2 l.140-152; 3.9.1/4.1.0 l.134-141), called by Log/UnifiedLog.analyzeAndValidateProducerState before the sequence check: a batch with the epoch, first and last sequence of one of the producer's last 5 batches is answered with success and that batch's offset, its records never compared; no broker from 2.8 to 4.x answers DUPLICATE_SEQUENCE_NUMBER"
+	brokerEpoch    = "Kafka broker, ProducerAppendInfo.checkSequence (2.8.2 l.219-225; 3.9.1 l.118-125; 4.1.0 l.125-132): while the broker holds the producer's state, a batch of a higher epoch must start at sequence 0"
+	brokerReject   = "Kafka broker: LogValidator (CORRUPT_MESSAGE, INVALID_RECORD, INVALID_TIMESTAMP, MESSAGE_TOO_LARGE), Partition.appendRecordsToLeader's min-ISR check (NOT_ENOUGH_REPLICAS) and checkSequence answer before the batch is appended; NOT_LEADER_OR_FOLLOWER, REQUEST_TIMED_OUT and NOT_ENOUGH_REPLICAS_AFTER_APPEND can come after it (DelayedProduce)"
+	brokerHW       = "Kafka broker, Partition.checkEnoughReplicasReachOffset (called by DelayedProduce.tryComplete; 2.8.2 core/.../cluster/Partition.scala, 3.9.1/4.1.0 the same method): with acks=all the leader answers a produce only once the high watermark has passed the batch's last offset, so every acknowledged offset is below the high watermark a later read-back reads to"
+	brokerControl  = "Kafka's record batch format (KIP-98; RecordBatch's isControlBatch attribute, ControlRecordType): a control batch carries one control record, a COMMIT or ABORT marker keyed by its type, never a producer's records"
+	produceOffsets = "Kafka protocol, ProduceResponse base_offset: the offset the broker gave the batch's first record; a client reports each record at base_offset plus its place in the batch (the Java client's ProduceRequestResult and RecordMetadata, librdkafka's rd_kafka_message_t offset)"
+	javaSplit      = "Java client, ProducerBatch.split (2.8.2 l.287-291; 3.9.1/4.1.0 l.369-373) and Sender.completeBatch: a batch answered MESSAGE_TOO_LARGE is split and sent again from its base sequence"
+	kafka5494      = "KAFKA-5494: idempotent producer with up to 5 requests in flight per connection keeps order"
+	kafka12152     = "KAFKA-12152: idempotent producer does not reset sequences of partitions without in-flight batches after an epoch bump"
+	rdkafka3584    = "librdkafka #3584: producer resets sequence to 0 under the same producer id after a full-cluster restart; OUT_OF_ORDER_SEQUENCE_NUMBER, fatal"
+	rdkafka4953    = "librdkafka #4953: an epoch bump for one partition resends another partition's possibly persisted batch under the new epoch"
 	// The transactional producer's promise and where it broke.
 	kip98Design = "KIP-98 design document, Exactly Once Delivery and Transactional Messaging in Kafka (sections on the transaction coordinator, control messages and READ_COMMITTED): a transaction's records become visible to read_committed consumers all together, at its commit marker, or never, at its abort marker; a consumer reads only below the last stable offset, the first offset of an open transaction; a producer with the same transactional.id fences its zombie by bumping the epoch"
 	kip890      = "KIP-890: Transactions Server-Side Defense (part 1: the broker appends a transactional produce only to a partition its coordinator has in the ongoing transaction; part 2, Kafka 4.0+: the epoch is bumped at every transaction end, so a late produce of an ended transaction is fenced rather than landing in the next)"
@@ -159,6 +161,9 @@ var Rules = []Rule{
 	{AckedLost, "Every acknowledged record MUST be in the log at its acknowledged offset (acks=all); an acknowledgement that names an offset but no record MUST match a record of this run at that offset that no other acknowledgement names.",
 		"FAILED. An acknowledged offset at or beyond the end of a partition the read-back read to its end (its high watermark, which every record acknowledged with acks=all is below) is a record not in the log: FAILED, whether never written or truncated. One below a log start that moved, or in a partition not read, is INCONCLUSIVE. An acknowledgement that names no record at all is FAILED when the client names its records elsewhere, or when such acknowledgements outnumber this run's records in the log that no other acknowledgement names; INCONCLUSIVE when no acknowledgement names its record and the log could hold them all. A record acknowledged at two offsets is FAILED at the one that does not hold it; the same outcome of a record told twice at one offset is the driver's breach of its contract (one outcome per record), INCONCLUSIVE. Records a control batch lists are not data (a control batch holds a marker); a log with two records at one offset, or offsets that go backwards, is malformed input: INCONCLUSIVE unless the log still shows a FAILED finding.",
 		[]string{kip98, brokerHW, brokerControl}},
+	{WrongOffset, "A client that tells the application where a record was written MUST tell it right: an acknowledged record's offset MUST be the one the log holds it at.",
+		"FAILED when the record is in the log, but at another offset (or partition) than the one acknowledged: nothing was lost, but an application that keeps the offset it was told (an index, an outbox, a consumer seeking to it) finds another record there. A record acknowledged at an offset where it is not, and that is nowhere in the log, is acked-lost's.",
+		[]string{kip98, produceOffsets}},
 	{Duplicate, "Every record MUST be in the log at most once.",
 		"FAILED.", []string{kip98, brokerDup, rdkafka4953}},
 	{Order, "A partition's records MUST be in the log in the order the client produced them.",
@@ -230,7 +235,8 @@ var Boundaries = []Boundary{
 	{AckedLost, "acknowledged without an offset and not in the log", "FAILED", "TestAckWithoutOffset"},
 	{AckedLost, "acknowledged at made-up offsets, nothing produced: every partition read back empty (start 0, end 0)", "FAILED", "TestAdversaries/acks at made-up offsets, nothing produced: every partition read empty"},
 	{AckedLost, "acknowledged offsets at or past the end of a partition read to its end (truncated)", "FAILED", "TestAdversaries/acknowledged records truncated from the end of the log"},
-	{AckedLost, "one record acknowledged at two offsets", "FAILED", "TestAdversaries/a record acknowledged at two offsets"},
+	{WrongOffset, "one record acknowledged at two offsets, in the log once", "FAILED", "TestAdversaries/a record acknowledged at two offsets"},
+	{WrongOffset, "a record acknowledged one offset off from where it is, in the log once (not a loss)", "FAILED", "TestAdversaries/acknowledged one offset off, in the log once"},
 	{AckedLost, "a log of control batches only, their bodies listing the acknowledged records", "FAILED", "TestAdversaries/only control batches, their bodies listing the acknowledged records"},
 	{"", "every client event printed twice (one outcome told twice at one offset)", "INCONCLUSIVE", "TestAdversaries/every client event printed twice"},
 	{"", "two records at one offset in the log read back", "INCONCLUSIVE", "TestAdversaries/two records at one offset"},
