@@ -691,6 +691,7 @@ func (c *checker) checkLiveness() {
 		}
 	}
 	end := c.h.LastFaultEnd()
+	strayShutdown, unstamped := c.shutdownContract()
 	var firstAfter, lastAck, lastError time.Time
 	errorsAfterAck, finishedEarly, toldAfter, toolData := 0, false, false, false
 	var lastTold time.Time // the client's last word: how long it was watched
@@ -703,7 +704,9 @@ func (c *checker) checkLiveness() {
 		case history.ToolData:
 			toolData = true
 		case history.ShutdownComplete:
-			finishedEarly = finishedEarly || !end.IsZero() && e.Time.Before(end)
+			// A shutdown followed by more events is the driver's breach
+			// (shutdownContract), not the end of its work.
+			finishedEarly = finishedEarly || !strayShutdown && !end.IsZero() && e.Time.Before(end)
 		case history.SendSuccess:
 			if !e.Time.Before(end) && firstAfter.IsZero() {
 				firstAfter = e.Time
@@ -729,7 +732,16 @@ func (c *checker) checkLiveness() {
 		return true
 	}
 	x := newViolation(Liveness, Failed, "client")
-	if !end.IsZero() && !finishedEarly && !fenced {
+	switch {
+	case end.IsZero():
+	case unstamped > 0:
+		c.v.livenessNote = "the client's events carry no timestamps"
+	case finishedEarly:
+		c.v.livenessNote = "the client had finished its work (shutdown_complete) before it"
+	case fenced:
+		c.v.livenessNote = "another producer had taken over its transactional id (a fence), after which a producer must stop"
+	}
+	if !end.IsZero() && !finishedEarly && !fenced && unstamped == 0 {
 		switch {
 		case !firstAfter.IsZero() && firstAfter.Sub(end) > c.opts.LivenessBound:
 			x.Time = firstAfter
@@ -772,7 +784,7 @@ func (c *checker) checkLiveness() {
 	if end.After(from) {
 		from = end
 	}
-	if !lastAck.IsZero() && errorsAfterAck > 0 && lastError.Sub(from) > c.opts.LivenessBound && !fenced {
+	if !lastAck.IsZero() && errorsAfterAck > 0 && lastError.Sub(from) > c.opts.LivenessBound && !fenced && unstamped == 0 {
 		x.Time = c.stoppedAt(from)
 		x.Summary = fmt.Sprintf("after its last acknowledgement the producer failed every record it was given (%d) for %.1f s, more than %s", errorsAfterAck, lastError.Sub(from).Seconds(), c.opts.LivenessBound)
 		stalled(x)
@@ -820,6 +832,59 @@ func (c *checker) checkLiveness() {
 		x.Summary = fmt.Sprintf("the driver settled every record but did not exit within %d s of SIGTERM and was killed", k.GraceMS/1000)
 		c.add(x)
 	}
+}
+
+// shutdownContract holds the client's events to the driver contract
+// liveness rests on (docs/clients.md): every event stamped, and one
+// shutdown_complete, the last event. A shutdown followed by more events
+// (stray says so) or printed twice, and events without a timestamp, are
+// breaches, INCONCLUSIVE: liveness is judged on the events as they are
+// (a stray shutdown does not end the run's work), or, without
+// timestamps, not across the fault steps, and the verdict says so.
+// unstamped counts the events without a timestamp, in a history with
+// fault steps (where liveness is timed from the last one).
+func (c *checker) shutdownContract() (stray bool, unstamped int) {
+	var shutdowns []history.ClientEvent
+	after, firstUnstamped := 0, -1
+	for i, e := range c.h.Client {
+		if e.Time.IsZero() {
+			unstamped++
+			if firstUnstamped < 0 {
+				firstUnstamped = i
+			}
+		}
+		switch {
+		case e.Name == history.ShutdownComplete:
+			shutdowns = append(shutdowns, e)
+		case len(shutdowns) > 0 && e.Name != history.ToolData:
+			// Kafka's VerifiableProducer prints its tool_data summary in
+			// its shutdown hook, after close() printed shutdown_complete.
+			after++
+		}
+	}
+	line := func(e history.ClientEvent) string {
+		if e.Line > 0 {
+			return fmt.Sprintf("client line %d", e.Line)
+		}
+		return "at " + e.Time.UTC().Format("15:04:05.000")
+	}
+	if after > 0 {
+		c.incomplete = append(c.incomplete, fmt.Sprintf("the driver printed shutdown_complete (%s) and then %d more events: it broke the driver contract (shutdown_complete is its last event), so its events are judged as they come and the shutdown is not taken as the end of its work", line(shutdowns[0]), after))
+	}
+	if len(shutdowns) > 1 {
+		c.incomplete = append(c.incomplete, fmt.Sprintf("the driver printed shutdown_complete %d times (first %s, then %s): it broke the driver contract (one shutdown, its last event)", len(shutdowns), line(shutdowns[0]), line(shutdowns[1])))
+	}
+	if unstamped > 0 && len(c.h.Faults) > 0 {
+		e := c.h.Client[firstUnstamped]
+		where := e.Name
+		if e.Line > 0 {
+			where += fmt.Sprintf(" at client line %d", e.Line)
+		}
+		c.incomplete = append(c.incomplete, fmt.Sprintf("%d of the client's %d events carry no timestamp (first: %s): it broke the driver contract (every event stamped), and whether the producer acknowledged records again after the last fault step cannot be judged", unstamped, len(c.h.Client), where))
+	} else {
+		unstamped = 0
+	}
+	return after > 0, unstamped
 }
 
 // stoppedAt dates when the client's records stopped being acknowledged
