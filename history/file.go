@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -98,6 +100,7 @@ func Read(r io.Reader) (*History, []string, error) {
 		var fl fileLine
 		if err := json.Unmarshal(sc.Bytes(), &fl); err != nil {
 			warnings = append(warnings, fmt.Sprintf("history line %d: broken (%v), skipped", line, err))
+			h.Broken = append(h.Broken, brokenLine(line, sc.Bytes()))
 			continue
 		}
 		var err error
@@ -129,7 +132,11 @@ func Read(r io.Reader) (*History, []string, error) {
 		}
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("history line %d: broken %s data (%v), skipped", line, fl.Source, err))
+			h.Broken = append(h.Broken, brokenLine(line, sc.Bytes()))
 		}
+	}
+	if n := len(h.Broken); n > 0 && h.Broken[n-1].Line == line {
+		h.Broken[n-1].Last = true
 	}
 	if err := sc.Err(); err != nil {
 		return h, warnings, fmt.Errorf("read history at line %d: %w", line+1, err)
@@ -138,6 +145,31 @@ func Read(r io.Reader) (*History, []string, error) {
 	slices.SortStableFunc(h.Faults, func(a, b Fault) int { return a.Time.Compare(b.Time) })
 	return h, warnings, nil
 }
+
+// The first bytes of a history line, as Write writes them.
+var (
+	lineSource = regexp.MustCompile(`^\{"source":"([a-z]+)"`)
+	linePart   = regexp.MustCompile(`"partition":(-?\d+),"base_offset":(-?\d+)`)
+)
+
+// brokenLine says what a line that could not be read still tells.
+func brokenLine(line int, data []byte) BrokenLine {
+	b := BrokenLine{Line: line, Partition: -1, BaseOffset: -1}
+	if m := lineSource.FindSubmatch(data); m != nil {
+		b.Source = string(m[1])
+	}
+	if m := linePart.FindSubmatch(data); b.Source == sourceLog && m != nil {
+		p, perr := strconv.ParseInt(string(m[1]), 10, 32)
+		o, oerr := strconv.ParseInt(string(m[2]), 10, 64)
+		if perr == nil && oerr == nil {
+			b.Partition, b.BaseOffset = int32(p), o
+		}
+	}
+	return b
+}
+
+// SourceLog is the source of a saved history's log lines (BrokenLine.Source).
+const SourceLog = sourceLog
 
 // ReadFile loads a saved history from path; a path ending in .gz is read
 // through gzip (golden histories are committed compressed).

@@ -293,8 +293,16 @@ func (c *checker) checkRecords() {
 	}
 
 	acked, failed, pending := recordSet{}, recordSet{}, recordSet{}
-	var unmatchedAcks, unmatchedErrors, outside, unnamedPending int
-	var firstUnmatched, firstOutside history.ClientEvent
+	var unmatchedAcks, unmatchedErrors, outside, unnamedPending, cut int
+	var firstUnmatched, firstOutside, firstCut history.ClientEvent
+	// inCut counts an acknowledgement where the log is incomplete: not
+	// judged (checkLogComplete says where).
+	inCut := func(e history.ClientEvent) {
+		acked.put(key(e.Partition), e.Counter)
+		if cut++; cut == 1 {
+			firstCut = e
+		}
+	}
 	// outcomes holds each named record's first outcome event, to catch
 	// a record told twice (twice holds those told twice at one offset).
 	outcomes := map[[3]int64]history.ClientEvent{}
@@ -379,6 +387,10 @@ func (c *checker) checkRecords() {
 			}
 			pl := part(e.Partition)
 			r, ok := holding(pl.at(e.Offset), e.Counter)
+			if (!ok || r.Counter != e.Counter) && c.gaps.has(e.Partition, e.Offset) {
+				inCut(e)
+				continue
+			}
 			if e.Counter < 0 {
 				// An acknowledgement that names an offset but no record:
 				// the offset must hold a record of this run that no other
@@ -444,6 +456,10 @@ func (c *checker) checkRecords() {
 			if inLog.has(key(e.Partition), e.Counter) {
 				continue
 			}
+			if c.gaps.has(e.Partition, -1) {
+				inCut(e)
+				continue
+			}
 			if !c.readWhole(e.Partition) {
 				outside++
 				if outside == 1 {
@@ -478,7 +494,9 @@ func (c *checker) checkRecords() {
 				}
 			}
 		}
-		if unmatchedAcks > free {
+		if c.gaps.has(-1, -1) {
+			c.incomplete = append(c.incomplete, fmt.Sprintf("%d acknowledgements name no record (first at client line %d), and the log read back is incomplete: they cannot be matched to it", unmatchedAcks, firstUnmatched.Line))
+		} else if unmatchedAcks > free {
 			x := c.lost(firstUnmatched)
 			x.Summary = fmt.Sprintf("%d acknowledgements name no record (no partition with a counter or value, no offset), but only %d records of this run in the log are not named by another: at least %d acknowledged records are not in the log",
 				unmatchedAcks, free, unmatchedAcks-free)
@@ -498,6 +516,10 @@ func (c *checker) checkRecords() {
 		c.incomplete = append(c.incomplete, fmt.Sprintf("the driver told %d outcomes twice (first: %s): a record has one outcome, so the driver broke its contract (an event printed twice) and the counts its events give cannot be trusted", len(twice), twice[0]))
 	}
 	c.acct.pending = int64(pending.size() + unnamedPending)
+	if cut > 0 {
+		c.incomplete = append(c.incomplete, fmt.Sprintf("%d acknowledged records lie where the log read back is incomplete (first: partition %d offset %d, record %d): whether they were kept cannot be judged, never acked-lost on a log that is not whole",
+			cut, firstCut.Partition, firstCut.Offset, firstCut.Counter))
+	}
 	if outside > 0 {
 		c.incomplete = append(c.incomplete, fmt.Sprintf("%d acknowledged records lie where the read-back did not read (a partition not read, or below a log start that moved; first: partition %d offset %d): whether they were kept cannot be judged",
 			outside, firstOutside.Partition, firstOutside.Offset))
@@ -589,8 +611,8 @@ func (c *checker) accountFor(inLog, acked, failed, pending recordSet, unnamed in
 	// (liveness), not known to be lost silently.
 	if unnamed == 0 && c.h.Killed == nil {
 		for _, p := range slices.Sorted(maps.Keys(seen)) {
-			if !c.readWhole(p) {
-				continue // records below the log start cannot be told from lost ones
+			if !c.readWhole(p) || c.gaps.has(p, -1) {
+				continue // records below the log start, or where the log is incomplete, cannot be told from lost ones
 			}
 			for n := int64(0); n <= seen[p].max; n++ {
 				if inLog.has(p, n) || acked.has(p, n) || failed.has(p, n) || pending.has(p, n) {

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"strings"
 	"time"
 
@@ -58,6 +59,51 @@ var roundFour = []adversary{
 		b.fault(history.ActionStart, "broker-1")
 		return &b.h
 	}},
+
+	// A history cut short makes the log incomplete, never a loss.
+	{name: "a history cut in the middle of a log batch", grade: Inconclusive, reason: "partition 1 from offset 4 on", make: func() *history.History {
+		data := written(readBackAll(clean(2, 3)))
+		return reread(data[:len(data)-40]) // the last line, partition 1's last batch, cut
+	}},
+	{name: "a history cut cleanly at a line boundary inside the log", grade: Inconclusive, reason: "the read-back read partition 0 offsets 4-5 and partition 1 offsets 4-5, which no batch of the history covers", make: func() *history.History {
+		data := written(readBackAll(clean(2, 3)))
+		lines := bytes.SplitAfter(data, []byte("\n"))
+		return reread(bytes.Join(lines[:len(lines)-3], nil)) // both partitions' last batches gone, and the empty tail
+	}},
+	{name: "a log whose read-back spans are covered still convicts a lost record", grade: Failed, first: AckedLost, make: func() *history.History {
+		b := readBackAll(clean(1, 3))
+		b.h.Log[1].Records[0].Counter = -1 // another run's record where record 2 was acknowledged
+		return reread(written(b))
+	}},
+}
+
+// readBackAll ends the client's events and records the read-back's spans
+// as readback.ReadLog does: every partition from offset 0 to its high
+// watermark.
+func readBackAll(b *builder) *builder {
+	b.shutdown()
+	for p := range int32(len(b.offsets)) {
+		b.h.ReadBack = append(b.h.ReadBack, history.ReadRange{Partition: p, Start: 0, End: b.offsets[p]})
+	}
+	return b
+}
+
+// written is the builder's history as a saved file holds it.
+func written(b *builder) []byte {
+	var buf bytes.Buffer
+	if err := b.h.Write(&buf); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}
+
+// reread reads a saved history's bytes back, as kconform verify does.
+func reread(data []byte) *history.History {
+	h, _, err := history.Read(bytes.NewReader(data))
+	if err != nil {
+		panic(err)
+	}
+	return h
 }
 
 func init() { adversaries = append(adversaries, roundFour...) }

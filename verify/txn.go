@@ -351,7 +351,9 @@ func (c *checker) judgeTxn(t *clientTxn, markers markerIndex) (int, txnRecord) {
 				case "abort":
 					add(&abortedVisible, cp)
 				case "open":
-					add(&openVisible, cp)
+					if !c.gaps.after(p.batch.Partition, p.batch.BaseOffset) {
+						add(&openVisible, cp)
+					}
 				}
 				break // one visible copy counts the record once
 			}
@@ -359,6 +361,12 @@ func (c *checker) judgeTxn(t *clientTxn, markers markerIndex) (int, txnRecord) {
 	}
 	for _, r := range t.records {
 		at := r.offset
+		if r.batch != nil && markers.fate(r.batch) == "open" && c.gaps.after(r.batch.Partition, r.batch.BaseOffset) {
+			continue // its marker may be where the log is incomplete
+		}
+		if r.batch == nil && r.partition >= 0 && c.gaps.has(r.partition, r.offset) {
+			continue // where the log is incomplete: not judged
+		}
 		if r.batch != nil {
 			inLog++
 			at = r.at
@@ -577,8 +585,8 @@ func (c *checker) checkSharedMarkers(txns []*clientTxn, markers markerIndex) {
 				continue
 			}
 			m := markers.after(r.batch)
-			if m == nil {
-				continue
+			if m == nil || c.gaps.between(m.Partition, r.batch.BaseOffset, m.BaseOffset) {
+				continue // no marker, or its own may be where the log is incomplete
 			}
 			list := ends[m]
 			if len(list) == 0 {
@@ -641,8 +649,8 @@ func (c *checker) checkHanging(read *history.CommittedRead, markers markerIndex)
 	}
 	open := map[[2]int64]*history.LogBatch{}
 	for _, b := range c.runLog {
-		if !b.Transactional || b.Control || markers.after(b) != nil {
-			continue
+		if !b.Transactional || b.Control || markers.after(b) != nil || c.gaps.after(b.Partition, b.BaseOffset) {
+			continue // ended, or its marker may be where the log is incomplete
 		}
 		k := [2]int64{int64(b.Partition), b.ProducerID}
 		if open[k] != nil {

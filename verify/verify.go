@@ -71,6 +71,8 @@ type checker struct {
 	unreadable, incomplete []string
 	// acct is what became of the records sent, for liveness.
 	acct accounting
+	// gaps are where the log read back is incomplete (checkLogComplete).
+	gaps logGaps
 }
 
 // Check judges h against every check and grades it.
@@ -114,6 +116,7 @@ func Check(h *history.History, opts Options) *Verdict {
 		c.logBatches[k] = append(c.logBatches[k], b)
 	}
 	c.checkWire()
+	c.checkLogComplete()
 	c.scopeLog()
 	c.checkLogSequences()
 	c.checkRecords()
@@ -378,6 +381,9 @@ func (c *checker) checkLogSequences() {
 		next  int32
 	}
 	states := map[[2]int64]*state{}
+	// ends is each partition's offset after its last batch: a batch
+	// after offsets the log is missing (checkLogComplete) starts afresh.
+	ends := map[int32]int64{}
 	nonIdempotent := 0
 	var first *history.LogBatch
 	for _, b := range c.runLog {
@@ -393,6 +399,15 @@ func (c *checker) checkLogSequences() {
 		}
 		key := [2]int64{int64(b.Partition), b.ProducerID}
 		s := states[key]
+		if end, seen := ends[b.Partition]; seen && c.gaps.between(b.Partition, end, b.BaseOffset) {
+			for k := range states {
+				if k[0] == int64(b.Partition) {
+					delete(states, k)
+				}
+			}
+			s = nil
+		}
+		ends[b.Partition] = b.BaseOffset + int64(max(b.Count, 1))
 		if s == nil {
 			// The broker accepts any sequence from a producer it holds no
 			// state for.
