@@ -75,6 +75,69 @@ var roundFour = []adversary{
 		b.h.Log[1].Records[0].Counter = -1 // another run's record where record 2 was acknowledged
 		return reread(written(b))
 	}},
+
+	// A topic shared with other producers.
+	{name: "another producer's open transaction holds the last stable offset", grade: Inconclusive, reason: "producer 99 epoch 0 (a producer id this run never used", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, both, 2, history.ControlCommit, history.TxnCommit, "")
+		held := b.foreign(1, 3, 99, true) // its transaction never ends before the read
+		b.txn(1, both, 2, history.ControlCommit, history.TxnCommit, "")
+		b.end[1] = held
+		h := b.finish()
+		v := Check(h, Options{})
+		if v.First(NoHangingTransaction) != nil || !strings.Contains(v.Paragraph, "the run's 2 records past it (first: record 2 at offset 6)") {
+			panic("another producer's transaction was charged to the client, or the run's records past it went unnamed: " + v.Paragraph)
+		}
+		return h
+	}},
+	{name: "another producer's open transaction holds the last stable offset, no record of the run past it", grade: Pass, make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, both, 2, history.ControlCommit, history.TxnCommit, "")
+		b.end[1] = b.foreign(1, 3, 99, true)
+		h := b.finish()
+		if v := Check(h, Options{}); len(v.Warnings) == 0 || !strings.Contains(v.Warnings[0], "producer 99") {
+			panic("the other producer's open transaction went unsaid: " + v.Paragraph)
+		}
+		return h
+	}},
+	{name: "a plain batch of another producer written while the read-back read", grade: Inconclusive, reason: "raced a writer", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, both, 2, history.ControlCommit, history.TxnCommit, "")
+		b.txn(1, []int32{0}, 2, history.ControlCommit, history.TxnCommit, "")
+		// The read took partition 0's last stable offset before the
+		// plain write, its high watermark after.
+		b.end[0] = b.foreign(0, 2, 123, false)
+		b.txn(2, []int32{0}, 1, history.ControlCommit, history.TxnCommit, "")
+		h := b.finish()
+		if v := Check(h, Options{}); v.First(NoHangingTransaction) != nil {
+			panic("a plain batch was called a hanging transaction: " + v.Paragraph)
+		}
+		return h
+	}},
+	{name: "the run's own open transaction still hangs with another producer on the topic", grade: Failed, first: NoHangingTransaction, reason: "never ended", make: func() *history.History {
+		b := newTxnBuilder()
+		b.txn(0, both, 2, history.ControlCommit, history.TxnCommit, "")
+		b.foreign(1, 1, 99, false)
+		open := b.offsets[1]
+		b.txn(1, []int32{1}, 2, "", "", "")
+		b.end[1] = open
+		return b.finish()
+	}},
+}
+
+// foreign writes k records of no run in a batch of producer pid
+// (transactional or not) to partition p, as another producer on the
+// topic does: nothing of it on the run's wire or in its events. It
+// returns the batch's base offset.
+func (b *txnBuilder) foreign(p int32, k int, pid int64, transactional bool) int64 {
+	base := b.offsets[p]
+	lb := history.LogBatch{Partition: p, BaseOffset: base, ProducerID: pid, Count: int32(k), Transactional: transactional}
+	for i := range int64(k) {
+		lb.Records = append(lb.Records, history.LogRecord{Offset: base + i, Counter: -1})
+	}
+	b.h.Log = append(b.h.Log, lb)
+	b.offsets[p] += int64(k)
+	return base
 }
 
 // readBackAll ends the client's events and records the read-back's spans

@@ -633,10 +633,18 @@ func (c *checker) belowReadStart(partition int32, offset int64) bool {
 // transaction held the last stable offset back), and, where the read
 // caught up, a transactional batch of this run with no marker after it.
 func (c *checker) checkHanging(read *history.CommittedRead, markers markerIndex) {
+	// heldByRun are the partitions held back by this run's producer: the
+	// finding below covers what lies past the last stable offset.
+	heldByRun := map[int32]bool{}
 	for _, p := range read.Partitions {
 		if p.CaughtUp() {
 			continue
 		}
+		if b := c.batchAt(p.Partition, p.End); b != nil && (!b.Transactional && !b.Control || c.another(b)) {
+			c.heldByAnother(p, b, markers)
+			continue
+		}
+		heldByRun[p.Partition] = true
 		x := newViolation(NoHangingTransaction, Failed, "log")
 		x.Partition, x.Offset = p.Partition, p.End
 		x.Summary = fmt.Sprintf("partition %d: after waiting %.1f s for open transactions, read_committed stops at the last stable offset %d, below the high watermark %d: a transaction there never ended",
@@ -656,8 +664,8 @@ func (c *checker) checkHanging(read *history.CommittedRead, markers markerIndex)
 		if open[k] != nil {
 			continue // one finding per partition and producer
 		}
-		if _, covered := read.Visible(b.Partition, b.BaseOffset); !covered || !c.caughtUp(read, b.Partition) {
-			continue // a partition still held back is the finding above
+		if _, covered := read.Visible(b.Partition, b.BaseOffset); !covered || heldByRun[b.Partition] {
+			continue // a partition still held back by the run is the finding above
 		}
 		open[k] = b
 		x := newViolation(NoHangingTransaction, Failed, "log")
@@ -667,14 +675,69 @@ func (c *checker) checkHanging(read *history.CommittedRead, markers markerIndex)
 	}
 }
 
-// caughtUp tells whether the read of partition reached its high watermark.
-func (c *checker) caughtUp(read *history.CommittedRead, partition int32) bool {
-	for _, p := range read.Partitions {
-		if p.Partition == partition {
-			return p.CaughtUp()
+// another tells whether log batch b is another producer's: a producer
+// id this run never used holding none of its records, or the run's
+// producer id at an epoch its client never had, holding none of its
+// records (another instance with its transactional id).
+func (c *checker) another(b *history.LogBatch) bool {
+	if ofRun(*b) {
+		return false
+	}
+	if !c.runPIDs[b.ProducerID] {
+		return true
+	}
+	mine := c.clientEpochs(b.ProducerID)
+	return len(mine) > 0 && !mine[b.Epoch] && b.Epoch > slices.Max(slices.Collect(maps.Keys(mine)))
+}
+
+// heldByAnother says why partition p's read_committed read stopped below
+// its high watermark at b, a batch that is not the run's open
+// transaction: another producer's open transaction holds the last stable
+// offset, or a plain batch (which never holds it) begins there, so the
+// read raced a writer. Neither is the client's finding; the run's records
+// from there on were not read read_committed, and are named as left
+// unjudged (INCONCLUSIVE), or the verdict warns when there are none.
+func (c *checker) heldByAnother(p history.CommittedPartition, b *history.LogBatch, markers markerIndex) {
+	who := fmt.Sprintf("producer %d epoch %d", b.ProducerID, b.Epoch)
+	switch {
+	case !c.another(b):
+		who = "the run's own " + who
+	case c.runPIDs[b.ProducerID]:
+		who += " (the run's producer id at an epoch its client never had: another instance with its transactional id)"
+	default:
+		who += " (a producer id this run never used: another producer on the topic)"
+	}
+	var why string
+	switch {
+	case !b.Transactional:
+		why = fmt.Sprintf("partition %d: read_committed stopped at offset %d, below the high watermark %d, where %s wrote a plain batch: a batch without the transactional flag never holds the last stable offset, so the read-back raced a writer (the batch was written while it read), and no transaction of the client's hangs there",
+			p.Partition, p.End, p.HighWatermark, who)
+	default:
+		why = fmt.Sprintf("partition %d: read_committed stops at the last stable offset %d, below the high watermark %d, held by the open transaction of %s from offset %d: another producer's transaction, not the client's",
+			p.Partition, p.End, p.HighWatermark, who, b.BaseOffset)
+		if m := markers.after(b); m != nil {
+			why += fmt.Sprintf(" (its %s marker at offset %d came after the read)", cmp.Or(m.ControlType, "of unread type"), m.BaseOffset)
 		}
 	}
-	return false
+	n, first := 0, history.LogRecord{}
+	for _, rb := range c.runLog {
+		if rb.Partition != p.Partition || rb.Control {
+			continue
+		}
+		for _, r := range rb.Records {
+			if r.Counter >= 0 && r.Offset >= p.End {
+				if n == 0 {
+					first = r
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		c.v.Warnings = append(c.v.Warnings, why+"; no record of the run lies past it")
+		return
+	}
+	c.incomplete = append(c.incomplete, fmt.Sprintf("%s; the run's %d records past it (first: record %d at offset %d) were not read read_committed: whether their transactions made them visible is left unjudged", why, n, first.Counter, first.Offset))
 }
 
 // batchAt returns the log batch of partition that holds offset, or nil.
