@@ -656,7 +656,7 @@ func (c *checker) checkLiveness() {
 	// A producer that stops fatal once another took its transactional id
 	// (a fence) does what a zombie must; only what it left without an
 	// outcome is judged then.
-	fence, fenced := c.h.Fence(), false
+	fence, fenced := c.fence(), false
 	// So is one that stops fatal once the broker's own coordinator fenced
 	// it while a fault was in force that kept its transaction from ending:
 	// the coordinator aborts a transaction that outlives its timeout and
@@ -666,8 +666,15 @@ func (c *checker) checkLiveness() {
 		if e.Name != history.ProducerFatal {
 			continue
 		}
-		if fence != nil && !e.Time.Before(fence.Time) {
+		if fence != nil && !e.Time.Before(fence.Time.Truncate(time.Millisecond)) {
 			fenced = true
+			if c.h.Fence() == nil {
+				// Not a step of kconform's: worth saying whose it was.
+				x := newViolation(Liveness, Informational, "client")
+				x.Time, x.ProducerID, x.Epoch = e.Time, fence.Producer.ID, fence.Producer.Epoch
+				x.Summary = fmt.Sprintf("another instance with the run's transactional id took the producer over (%s): the fatal error that followed is what a fenced producer must do (%s)", fence.Detail, e.Error)
+				c.add(x)
+			}
 			break
 		}
 		// Drivers stamp their events to the millisecond, the tap to the

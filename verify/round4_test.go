@@ -123,6 +123,55 @@ var roundFour = []adversary{
 		b.end[1] = open
 		return b.finish()
 	}},
+
+	// A takeover by another instance with the same transactional id.
+	{name: "fenced by another instance outside the run's fault steps, then it stops", grade: Informational, first: Liveness, reason: "another instance with the run's transactional id took the producer over (producer 7 epoch 1", make: func() *history.History {
+		return outsideFence("transaction 1: could not end it: PRODUCER_FENCED", false)
+	}},
+	{name: "fatal, never told it was fenced, while another instance holds its producer id", grade: Failed, first: Liveness, reason: "fatal error: crashed", make: func() *history.History {
+		h := outsideFence("crashed", false)
+		for i := range h.Client {
+			if e := &h.Client[i]; e.Error != "" {
+				e.Error = "crashed"
+			}
+		}
+		return h
+	}},
+	{name: "fatal before another instance took its producer id over", grade: Failed, first: Liveness, reason: "fatal error", make: func() *history.History {
+		return outsideFence("PRODUCER_FENCED", true)
+	}},
+}
+
+// outsideFence writes the history of a producer whose transactional id
+// another instance takes over, with no fault step of kconform's: in its
+// transaction 1 the other instance's InitProducerId bumps the epoch to 1
+// and aborts the open transaction at it, then commits a record of no run
+// per partition; the client's late record is refused, its commit fenced,
+// and it stops with fatal (before the takeover when early).
+func outsideFence(fatal string, early bool) *history.History {
+	b := newTxnBuilder()
+	b.txn(0, both, 2, history.ControlCommit, history.TxnCommit, "")
+	b.step(history.TxnBegin, 1, "")
+	b.batch(0, 2, 1, b.pid, true)
+	if early {
+		b.fatal(fatal)
+	}
+	b.fence(1, true)
+	b.h.Faults = nil // not kconform's step: another instance's
+	for i := range b.h.Log {
+		if lb := &b.h.Log[i]; lb.Epoch == 1 {
+			lb.FirstTimestamp, lb.MaxTimestamp = b.now.UnixMilli(), b.now.UnixMilli()
+		}
+	}
+	if !early {
+		b.tick(time.Second)
+		b.h.Client = append(b.h.Client, history.ClientEvent{Name: history.SendError, Time: b.now, Partition: 0, Offset: -1, Counter: b.counters[0], ProducerID: -1, Epoch: -1,
+			Error: "INVALID_PRODUCER_EPOCH", Txn: history.TxnNumber(1)})
+		b.counters[0]++
+		b.step(history.TxnCommit, 1, "PRODUCER_FENCED")
+		b.fatal(fatal)
+	}
+	return b.finish()
 }
 
 // foreign writes k records of no run in a batch of producer pid

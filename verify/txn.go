@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kconform/kconform/history"
@@ -675,6 +676,102 @@ func (c *checker) checkHanging(read *history.CommittedRead, markers markerIndex)
 	}
 }
 
+// fence returns the step at which another producer took over the run's
+// transactional id: kconform's own fence step, else one the log shows
+// from outside the run (outsideFence); nil when neither.
+func (c *checker) fence() *history.Fault {
+	if f := c.h.Fence(); f != nil {
+		return f
+	}
+	return c.outsideFence()
+}
+
+// outsideFence finds a takeover of the run's transactional id by another
+// instance of it, outside kconform's own fault steps: the log holds
+// batches of the run's producer id at an epoch its client never had
+// (the wire's InitProducerId answers, produce batches and EndTxn
+// requests, its events), above every epoch it had, holding records it
+// never sent; and the client reported being fenced (PRODUCER_FENCED, or
+// INVALID_PRODUCER_EPOCH before KAFKA-10631). That is what another
+// instance's InitProducerId does (it bumps the epoch, aborts the run's
+// open transaction at it, and its own batches follow), and a fenced
+// producer must stop. The step returned is dated at the first trace of
+// it (a marker or batch of the new epoch, or a fencing answer on the
+// wire) and names the producer id and the lowest epoch of the new owner.
+func (c *checker) outsideFence() *history.Fault {
+	if !c.h.Transactional() {
+		return nil
+	}
+	told := false
+	for _, e := range c.h.Client {
+		if e.Error != "" && (e.Name == history.ProducerFatal || e.IsTxnStep() || e.Name == history.SendError) && fencedWords(e.Error) {
+			told = true
+			break
+		}
+	}
+	if !told {
+		return nil
+	}
+	var f *history.Fault
+	for _, pid := range slices.Sorted(maps.Keys(c.runPIDs)) {
+		mine := c.clientEpochs(pid)
+		if len(mine) == 0 {
+			continue // its epochs are not known: nothing to tell the new owner's by
+		}
+		top := slices.Max(slices.Collect(maps.Keys(mine)))
+		epoch, at, foreign, where := int16(-1), time.Time{}, false, ""
+		for i := range c.h.Log {
+			b := &c.h.Log[i]
+			if b.ProducerID != pid || b.Epoch <= top {
+				continue
+			}
+			if !b.Control && !ofRun(*b) && len(b.Records) > 0 {
+				if !foreign {
+					where = fmt.Sprintf("partition %d offset %d", b.Partition, b.BaseOffset)
+				}
+				foreign = true
+			}
+			if epoch < 0 || b.Epoch < epoch {
+				epoch = b.Epoch
+			}
+			if t := max(b.FirstTimestamp, b.MaxTimestamp); t > 0 && (at.IsZero() || time.UnixMilli(t).Before(at)) {
+				at = time.UnixMilli(t)
+			}
+		}
+		if !foreign {
+			continue
+		}
+		for _, w := range c.h.Wire {
+			if fencingAnswer(w) && (at.IsZero() || w.Time.Before(at)) {
+				at = w.Time
+				break
+			}
+		}
+		f = &history.Fault{Time: at, Action: history.ActionFence, Target: "transactional id (another instance, outside the run's fault steps)",
+			Detail: fmt.Sprintf("producer %d epoch %d, first at %s, records the client never sent", pid, epoch, where), Producer: &history.ProducerEpoch{ID: pid, Epoch: epoch}}
+		break
+	}
+	return f
+}
+
+// fencedWords tells whether a client's error text says it was fenced.
+func fencedWords(s string) bool {
+	u := strings.ToUpper(s)
+	return strings.Contains(u, "FENCED") || strings.Contains(u, "INVALID_PRODUCER_EPOCH") || strings.Contains(u, "INVALIDPRODUCEREPOCH")
+}
+
+// fencingAnswer tells whether w is an answer that fences the producer.
+func fencingAnswer(w history.WireEvent) bool {
+	fencing := func(code int16) bool { return code == 47 || code == 90 } // INVALID_PRODUCER_EPOCH, PRODUCER_FENCED
+	switch w.Kind {
+	case history.EndTxnResponse, history.InitProducerResponse:
+		return fencing(w.ErrorCode)
+	case history.ProduceResponse:
+		return slices.ContainsFunc(w.Results, func(r history.ProduceResult) bool { return fencing(r.ErrorCode) })
+	}
+	return false
+}
+
 // another tells whether log batch b is another producer's: a producer
 // id this run never used holding none of its records, or the run's
 // producer id at an epoch its client never had, holding none of its
@@ -762,7 +859,7 @@ func (c *checker) batchAt(partition int32, offset int64) *history.LogBatch {
 // owner: what lies beyond was written after it. One finding per
 // partition.
 func (c *checker) checkZombie(read *history.CommittedRead, markers markerIndex) {
-	f := c.h.Fence()
+	f := c.fence()
 	if f == nil {
 		return
 	}
