@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/kconform/kconform/history"
@@ -680,7 +681,7 @@ func (c *checker) checkLiveness() {
 		// Drivers stamp their events to the millisecond, the tap to the
 		// nanosecond: a fatal error told of in the answer's millisecond
 		// follows it.
-		if f, ok := c.h.InForceAt(fencedAt); byCoordinator && ok && !e.Time.Before(answer.Time.Truncate(time.Millisecond)) {
+		if f, ok := c.concerningAt(fencedAt); byCoordinator && ok && !e.Time.Before(answer.Time.Truncate(time.Millisecond)) {
 			fenced = true
 			x := newViolation(Liveness, Informational, "client")
 			x.Time = e.Time
@@ -914,6 +915,40 @@ func (c *checker) shutdownContract() (stray bool, unstamped int) {
 		unstamped = 0
 	}
 	return after > 0, unstamped
+}
+
+// concerningAt returns a fault in force at t that concerns the
+// producer: one on its transaction coordinator or on a leader of its
+// partitions (a broker the wire shows it sent EndTxn or produce requests
+// to, or a Metadata answer named the leader of one of its topic's
+// partitions), or one not on a single broker (ZooKeeper, the whole
+// cluster, a tap fault on a partition). A kill of a broker the producer
+// never dealt with excuses nothing it did. When the wire names no broker
+// of the producer's, every fault concerns it.
+func (c *checker) concerningAt(t time.Time) (history.Fault, bool) {
+	brokers := map[string]bool{}
+	for _, w := range c.h.Wire {
+		switch w.Kind {
+		case history.EndTxnRequest, history.InitProducerRequest:
+			brokers[fmt.Sprintf("broker-%d", w.Broker)] = true
+		case history.ProduceRequest:
+			if slices.ContainsFunc(w.Batches, c.inScope) {
+				brokers[fmt.Sprintf("broker-%d", w.Broker)] = true
+			}
+		case history.MetadataResponse:
+			for _, p := range w.Partitions {
+				if p.Topic == c.h.Topic && p.Leader >= 0 {
+					brokers[fmt.Sprintf("broker-%d", p.Leader)] = true
+				}
+			}
+		}
+	}
+	for _, f := range c.h.FaultsInForceAt(t) {
+		if len(brokers) == 0 || !strings.HasPrefix(f.Target, "broker-") || brokers[f.Target] {
+			return f, true
+		}
+	}
+	return history.Fault{}, false
 }
 
 // stoppedAt dates when the client's records stopped being acknowledged

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
 	"github.com/kconform/kconform/history"
 )
 
@@ -140,6 +142,83 @@ var roundFour = []adversary{
 	{name: "fatal before another instance took its producer id over", grade: Failed, first: Liveness, reason: "fatal error", make: func() *history.History {
 		return outsideFence("PRODUCER_FENCED", true)
 	}},
+
+	// Epoch exhaustion under transaction version 2.
+	{name: "epoch exhausted: the coordinator rotates the producer id, the client goes on with the new one", grade: Informational, first: ProducerIDChange, reason: "the epoch was exhausted", make: func() *history.History {
+		return exhausted(false, "")
+	}},
+	{name: "epoch exhausted: the client keeps the old producer id at epoch 0, refused, while a broker it never used is down", grade: Failed, first: Liveness, reason: "fatal", make: func() *history.History {
+		return exhausted(true, "broker-3")
+	}},
+	{name: "epoch exhausted: the client keeps the old producer id at epoch 0, refused, while its partition's leader is down", grade: Failed, first: Liveness, reason: "fatal", make: func() *history.History {
+		return exhausted(true, "broker-0")
+	}},
+	{name: "fatal after the coordinator fenced a transaction while a broker it never used was down", grade: Failed, first: Liveness, reason: "fatal", make: func() *history.History {
+		return fencedWhileDown("broker-3")
+	}},
+	{name: "fatal after the coordinator fenced a transaction while its partition's leader was down", grade: Informational, first: Liveness, reason: "coordinator fenced the producer itself", make: func() *history.History {
+		return fencedWhileDown("broker-0")
+	}},
+}
+
+// exhausted writes a transactional producer (id 7) under transaction
+// version 2 whose epoch reaches exhaustion: transaction 0 at epoch 32765
+// ends at 32766, transaction 1, aborted, ends with the coordinator's
+// rotation (the EndTxn answer gives producer id 8 at epoch 0; the abort
+// markers are the old id's at 32767). Then transaction 2 goes on with the
+// new id, or, when stale, with the old id back at epoch 0, which the
+// broker refuses (PRODUCER_FENCED) and the client stops fatal; kill, when
+// given, is a broker killed before transaction 1 ended and never started.
+func exhausted(stale bool, kill string) *history.History {
+	b := newTxnBuilder()
+	b.epoch = 32765
+	b.wired(0, both, 1, "", "")
+	b.endBumped(true)
+	for _, p := range both {
+		b.marker(p, history.ControlCommit)
+	}
+	b.step(history.TxnCommit, 0, "")
+	if kill != "" {
+		b.fault(history.ActionKill, kill)
+	}
+	b.wired(1, both, 1, "", "")
+	b.endTxnSent(false)
+	b.endTxnAnswered(0, false)
+	b.h.Wire[len(b.h.Wire)-1].ProducerID, b.h.Wire[len(b.h.Wire)-1].Epoch = 8, 0
+	b.epoch = 32767
+	b.tick(time.Millisecond)
+	for _, p := range both {
+		b.marker(p, history.ControlAbort)
+		m := &b.h.Log[len(b.h.Log)-1]
+		m.FirstTimestamp, m.MaxTimestamp = b.now.UnixMilli(), b.now.UnixMilli()
+	}
+	b.step(history.TxnAbort, 1, "")
+	clear(b.seq)
+	b.epoch = 0
+	if !stale {
+		b.pid = 8
+		b.wired(2, both, 1, "", "")
+		b.endBumped(true)
+		for _, p := range both {
+			b.marker(p, history.ControlCommit)
+		}
+		b.step(history.TxnCommit, 2, "")
+		return b.finish()
+	}
+	b.tick(time.Second)
+	b.step(history.TxnBegin, 2, "")
+	b.refused(0, 1, 2, 0, kerr.ProducerFenced.Code)
+	b.step(history.TxnAbort, 2, "PRODUCER_FENCED")
+	b.fatal("transaction 2: PRODUCER_FENCED: There is a newer producer with the same transactionalId which fences the current one")
+	return b.finish()
+}
+
+// fencedWhileDown is coordinatorFenced with, instead of the tap's hold,
+// a broker killed (target) before the fence and never started again.
+func fencedWhileDown(target string) *history.History {
+	h := coordinatorFenced(1, true)
+	h.Faults = []history.Fault{{Time: h.Faults[0].Time, Action: history.ActionKill, Target: target}}
+	return h
 }
 
 // outsideFence writes the history of a producer whose transactional id
