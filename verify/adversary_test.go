@@ -640,7 +640,7 @@ func TestEventValueNamesPartition(t *testing.T) {
 // Every grade boundary docs/checks.md lists names a test that exists.
 func TestBoundariesAreTested(t *testing.T) {
 	var src strings.Builder
-	for _, dir := range []string{".", "../cmd/kconform"} {
+	for _, dir := range []string{".", "../cmd/kconform", "../scenario"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 		if err != nil {
 			t.Fatal(err)
