@@ -257,7 +257,7 @@ func outsideFence(fatal string, early bool) *history.History {
 // (transactional or not) to partition p, as another producer on the
 // topic does: nothing of it on the run's wire or in its events. It
 // returns the batch's base offset.
-func (b *txnBuilder) foreign(p int32, k int, pid int64, transactional bool) int64 {
+func (b *builder) foreign(p int32, k int, pid int64, transactional bool) int64 {
 	base := b.offsets[p]
 	lb := history.LogBatch{Partition: p, BaseOffset: base, ProducerID: pid, Count: int32(k), Transactional: transactional}
 	for i := range int64(k) {
@@ -268,15 +268,30 @@ func (b *txnBuilder) foreign(p int32, k int, pid int64, transactional bool) int6
 	return base
 }
 
+// foreignMarker writes producer pid's transaction marker (kind) to
+// partition p, as the coordinator of another producer's transaction does.
+func (b *builder) foreignMarker(p int32, pid int64, kind string) {
+	b.h.Log = append(b.h.Log, history.LogBatch{Partition: p, BaseOffset: b.offsets[p], ProducerID: pid, BaseSequence: -1, Count: 1,
+		Transactional: true, Control: true, ControlType: kind})
+	b.offsets[p]++
+}
+
 // readBackAll ends the client's events and records the read-back's spans
 // as readback.ReadLog does: every partition from offset 0 to its high
 // watermark.
 func readBackAll(b *builder) *builder {
 	b.shutdown()
+	b.readBack()
+	return b
+}
+
+// readBack records the read-back's spans: every partition the builder
+// wrote, from offset 0 to its high watermark.
+func (b *builder) readBack() {
+	b.h.ReadBack = nil
 	for p := range int32(len(b.offsets)) {
 		b.h.ReadBack = append(b.h.ReadBack, history.ReadRange{Partition: p, Start: 0, End: b.offsets[p]})
 	}
-	return b
 }
 
 // written is the builder's history as a saved file holds it.
