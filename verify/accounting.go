@@ -690,6 +690,13 @@ func (c *checker) checkLiveness() {
 			c.add(x)
 			break
 		}
+		if c.gaps.has(-1, -1) && c.h.Transactional() && fencedWords(e.Error) {
+			// Whether another instance took its transactional id over
+			// shows in the log (outsideFence), which is incomplete.
+			c.incomplete = append(c.incomplete, fmt.Sprintf("the producer stopped fatal, fenced (%s), and the log read back is incomplete where a takeover by another instance would show: whether it was fenced as a zombie or failed cannot be judged", e.Error))
+			c.checkRecovery()
+			return
+		}
 		x := newViolation(Liveness, Failed, "client")
 		x.Time, x.fatal = e.Time, true
 		x.Summary = fmt.Sprintf("the producer reported a fatal error: %s", e.Error)

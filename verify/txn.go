@@ -699,9 +699,8 @@ func (c *checker) fence() *history.Fault {
 // it (a marker or batch of the new epoch, or a fencing answer on the
 // wire) and names the producer id and the lowest epoch of the new owner.
 func (c *checker) outsideFence() *history.Fault {
-	if !c.h.Transactional() {
-		return nil
-	}
+	// Only a transactional id can be taken over; an idempotent producer's
+	// id is its own, so the log's evidence below never shows for one.
 	told := false
 	for _, e := range c.h.Client {
 		if e.Error != "" && (e.Name == history.ProducerFatal || e.IsTxnStep() || e.Name == history.SendError) && fencedWords(e.Error) {
@@ -713,7 +712,15 @@ func (c *checker) outsideFence() *history.Fault {
 		return nil
 	}
 	var f *history.Fault
-	for _, pid := range slices.Sorted(maps.Keys(c.runPIDs)) {
+	// The run's producer ids, and those InitProducerId gave its client (a
+	// client fenced before it wrote anything).
+	pids := maps.Clone(c.runPIDs)
+	for _, w := range c.h.Wire {
+		if w.Kind == history.InitProducerResponse && w.ErrorCode == 0 && w.ProducerID >= 0 {
+			pids[w.ProducerID] = true
+		}
+	}
+	for _, pid := range slices.Sorted(maps.Keys(pids)) {
 		mine := c.clientEpochs(pid)
 		if len(mine) == 0 {
 			continue // its epochs are not known: nothing to tell the new owner's by
