@@ -303,6 +303,12 @@ func Rerecord(dir string, runs []Rejudged) (int, error) {
 		run := &records[i].RunList[j]
 		run.Grade, run.Check, run.Properties = x.Grade, x.Check, props
 		if first := firstFinding(x.Verdict); first != nil || x.Grade == verify.Pass {
+			if old := run.First; first != nil && old != nil && old.Check == first.Check {
+				// The same finding judged again: the client's log lines
+				// kept with it came from the run's folder, which is gone;
+				// they stay.
+				first.ClientLog, first.ClientLogAround = old.ClientLog, old.ClientLogAround
+			}
 			run.First = first
 		}
 		records[i].tally()
