@@ -588,3 +588,47 @@ func TestLoadText(t *testing.T) {
 		t.Errorf("no load recorded: %q", got)
 	}
 }
+
+// TestRerecordKeepsTheClientLog: a run judged again to the same finding
+// (only its result per property new, say) keeps the client's log lines
+// filed with it, which came from the run's folder and cannot be found
+// again; a run whose finding changed gets the new one without them.
+func TestRerecordKeepsTheClientLog(t *testing.T) {
+	root := t.TempDir()
+	day := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	for i, id := range []string{"r1", "r2"} {
+		put(t, root, fmt.Sprintf("a/2.8.2-zk/c/freeze-run%d", i+1), artifacts.Run{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk", RunID: id, Started: day,
+			Timing: artifacts.TimingScenarioTimeouts}, failed(verify.Liveness, verify.Failed))
+	}
+	recs, err := Import(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range recs[0].RunList {
+		recs[0].RunList[i].First.ClientLog, recs[0].RunList[i].First.ClientLogAround = "WARN fenced", []string{"10:00:00.000 WARN fenced"}
+	}
+	dir := t.TempDir()
+	if err := Write(dir, recs); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ = Read(dir)
+	stale := recs[0].RunList[0]
+	stale.Properties = nil // filed before results per property were kept
+	same := failed(verify.Liveness, verify.Failed)
+	other := failed(verify.AckedLost, verify.Failed)
+	n, err := Rerecord(dir, []Rejudged{
+		{Record: recs[0], Run: stale, Grade: verify.Failed, Check: string(verify.Liveness), Verdict: &same},
+		{Record: recs[0], Run: recs[0].RunList[1], Grade: verify.Failed, Check: string(verify.AckedLost), Verdict: &other},
+	})
+	if err != nil || n != 2 {
+		t.Fatalf("Rerecord: %d rewritten, %v", n, err)
+	}
+	after, _ := Read(dir)
+	runs := after[0].RunList
+	if f := runs[0].First; f == nil || f.ClientLog != "WARN fenced" || len(f.ClientLogAround) != 1 {
+		t.Errorf("the same finding lost its client log: %+v", f)
+	}
+	if f := runs[1].First; f == nil || f.Check != string(verify.AckedLost) || f.ClientLog != "" {
+		t.Errorf("a new finding kept the old one's client log: %+v", f)
+	}
+}

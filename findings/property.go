@@ -49,7 +49,16 @@ func (r Record) Property(p verify.Property) PropertyResult {
 		out.Runs++
 		grade, before := out.Grade, out.Broken
 		if run.Properties != nil {
-			out.count(run.Properties[p])
+			stored, ok := run.Properties[p]
+			if !ok && p == verify.MisplacesRecords {
+				// Filed before wrong-offset was a check of its own, when a
+				// record acknowledged at a wrong offset failed acked-lost:
+				// held wherever losses held, else not judged.
+				if stored = run.Properties[verify.LosesAcknowledged]; stored != "held" {
+					stored = ""
+				}
+			}
+			out.count(stored)
 		} else {
 			switch {
 			case p == verify.BreaksTransaction && !r.Transactional:

@@ -319,9 +319,10 @@ func Rerecord(dir string, runs []Rejudged) (int, error) {
 		run := &records[i].RunList[j]
 		run.Grade, run.Check, run.Properties = x.Grade, x.Check, propertyMap(x.Verdict.Properties())
 		if first := firstFinding(x.Verdict); first != nil || x.Grade == verify.Pass {
-			// The client's log lines around the same finding, taken
-			// from its log at import, stay with it.
-			if old := run.First; first != nil && old != nil && !x.Changed() {
+			if old := run.First; first != nil && old != nil && old.Check == first.Check {
+				// The same finding judged again: the client's log lines
+				// kept with it came from the run's folder, which is gone;
+				// they stay.
 				first.ClientLog, first.ClientLogAround = old.ClientLog, old.ClientLogAround
 			}
 			run.First = first

@@ -43,6 +43,16 @@ func TestPropertiesAreReadAsStored(t *testing.T) {
 	if x := r.Property(verify.Reorders); x.Unjudged != 1 || x.Held != 0 {
 		t.Fatalf("reorders, not judged: %+v", x)
 	}
+	// Stored before wrong-offset was a check of its own: a wrong offset
+	// was a loss then, so it held where losses held, and is not judged
+	// where they broke.
+	if x := r.Property(verify.MisplacesRecords); x.Held != 1 || x.Grade != "" {
+		t.Fatalf("reports a wrong offset, stored before it was judged, losses held: %+v", x)
+	}
+	r.RunList[0].Properties[verify.LosesAcknowledged] = "FAILED acked-lost"
+	if x := r.Property(verify.MisplacesRecords); x.Unjudged != 1 || x.Held != 0 || x.Grade != "" {
+		t.Fatalf("reports a wrong offset, stored before it was judged, a loss: %+v", x)
+	}
 }
 
 // An owner note narrowed to a check wins for a cell whose finding is of

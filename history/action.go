@@ -2,6 +2,7 @@ package history
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"time"
 )
@@ -223,6 +224,10 @@ func (h *History) InForceAt(t time.Time) (Fault, bool) {
 	return Fault{}, false
 }
 
+// FaultsInForceAt returns every fault in force at t, as InForceAt
+// finds the first.
+func (h *History) FaultsInForceAt(t time.Time) []Fault { return h.inForce(t, Action.lasting) }
+
 // The errors a broker fences a producer's old epoch with.
 const (
 	errInvalidProducerEpoch int16 = 47
@@ -249,6 +254,16 @@ func (h *History) CoordinatorFence() (at time.Time, answer WireEvent, ok bool) {
 	have := func(id int64, epoch int16) {
 		if e, ok := given[id]; !ok || epoch > e {
 			given[id] = epoch
+		}
+	}
+	// An EndTxn answered with another producer id (transaction version
+	// 2 at epoch exhaustion: the coordinator rotates the producer id and
+	// hands out the new one at epoch 0) ends the old one: its markers at
+	// any epoch after the request's are the coordinator completing the
+	// transaction that EndTxn ended, never a fence.
+	for _, x := range h.EndTxns() {
+		if r := x.Response; r != nil && r.ErrorCode == 0 && r.ProducerID >= 0 && r.ProducerID != x.Request.ProducerID {
+			have(x.Request.ProducerID, math.MaxInt16)
 		}
 	}
 	for _, w := range h.Wire {

@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -106,6 +108,7 @@ func Read(r io.Reader) (*History, []string, error) {
 		var fl fileLine
 		if err := json.Unmarshal(b, &fl); err != nil {
 			warnings = append(warnings, fmt.Sprintf("history line %d: broken (%v), skipped", line, err))
+			h.Broken = append(h.Broken, brokenLine(line, sc.Bytes()))
 			continue
 		}
 		switch err := h.add(fl); {
@@ -113,7 +116,11 @@ func Read(r io.Reader) (*History, []string, error) {
 			warnings = append(warnings, fmt.Sprintf("history line %d: unknown source %q, skipped", line, fl.Source))
 		case err != nil:
 			warnings = append(warnings, fmt.Sprintf("history line %d: broken %s data (%v), skipped", line, fl.Source, err))
+			h.Broken = append(h.Broken, brokenLine(line, sc.Bytes()))
 		}
+	}
+	if n := len(h.Broken); n > 0 && h.Broken[n-1].Line == line {
+		h.Broken[n-1].Last = true
 	}
 	if err := sc.Err(); err != nil {
 		return h, warnings, fmt.Errorf("read history at line %d: %w", line+1, err)
@@ -220,6 +227,31 @@ func cutLine(b []byte) (fileLine, bool) {
 	}
 	return fileLine{Source: string(source), Data: data}, true
 }
+
+// The first bytes of a history line, as Write writes them.
+var (
+	lineSource = regexp.MustCompile(`^\{"source":"([a-z]+)"`)
+	linePart   = regexp.MustCompile(`"partition":(-?\d+),"base_offset":(-?\d+)`)
+)
+
+// brokenLine says what a line that could not be read still tells.
+func brokenLine(line int, data []byte) BrokenLine {
+	b := BrokenLine{Line: line, Partition: -1, BaseOffset: -1}
+	if m := lineSource.FindSubmatch(data); m != nil {
+		b.Source = string(m[1])
+	}
+	if m := linePart.FindSubmatch(data); b.Source == sourceLog && m != nil {
+		p, perr := strconv.ParseInt(string(m[1]), 10, 32)
+		o, oerr := strconv.ParseInt(string(m[2]), 10, 64)
+		if perr == nil && oerr == nil {
+			b.Partition, b.BaseOffset = int32(p), o
+		}
+	}
+	return b
+}
+
+// SourceLog is the source of a saved history's log lines (BrokenLine.Source).
+const SourceLog = sourceLog
 
 // ReadFile loads a saved history from path; a path ending in .gz is read
 // through gzip (golden histories are committed compressed).

@@ -33,6 +33,13 @@ type History struct {
 	// event line that is not a valid event, a broken history line): a
 	// history with any is not fit to judge.
 	Unreadable []string `json:"unreadable,omitempty"`
+	// Broken lists the lines of a saved history that could not be read,
+	// with what their first bytes still tell (a line cut short by a full
+	// disk or a killed writer keeps its source, and a log line its
+	// partition and base offset): a log line lost there leaves the log
+	// incomplete, and a last line lost, whatever its source, everything
+	// the file held after it.
+	Broken []BrokenLine `json:"-"`
 	// Client holds the producer's events, in the order it printed them.
 	Client []ClientEvent `json:"-"`
 	// Asked is what the driver was asked to do; nil for a history that
@@ -67,6 +74,21 @@ type History struct {
 	Wire []WireEvent `json:"-"`
 	// Faults holds injected faults and repairs, in time order.
 	Faults []Fault `json:"-"`
+}
+
+// BrokenLine is a line of a saved history that could not be read.
+type BrokenLine struct {
+	// Line is its number in the file; Source the source its first bytes
+	// name ("" when they name none).
+	Line   int
+	Source string
+	// Partition and BaseOffset are a log line's, when its first bytes
+	// still hold them (-1 otherwise).
+	Partition  int32
+	BaseOffset int64
+	// Last says it is the file's last line: what the file held after it
+	// was never written.
+	Last bool
 }
 
 // Asked is what a run asked of its driver: the contract a history is

@@ -53,9 +53,9 @@ func JudgeSaved(h *history.History, name string, clientDefaults bool) (Scenario,
 
 // Judge assembles the history and grades it: every check, and, when the
 // history names a scenario, the effects its fault must have had. Lines of
-// the sources that were skipped, and a scenario kconform does not know
-// (whose fault's effects cannot be checked), are among the verdict's
-// warnings.
+// the sources that were skipped are among the verdict's warnings; a
+// scenario kconform does not know (whose fault's effects cannot be
+// checked) makes the verdict INCONCLUSIVE unless it FAILED anyway.
 func (s Saved) Judge(ctx context.Context) (*verify.Verdict, error) {
 	var h *history.History
 	var warnings []string
@@ -86,7 +86,9 @@ func (s Saved) Judge(ctx context.Context) (*verify.Verdict, error) {
 		sc, judged, err := JudgeSaved(h, h.Scenario, defaults)
 		switch {
 		case err != nil:
-			warnings = append(warnings, fmt.Sprintf("the history names scenario %q, which kconform does not know: its fault's effects were not checked", h.Scenario))
+			// Effects unchecked are INCONCLUSIVE, as effects not shown
+			// are: a misspelt name must not judge more leniently.
+			v = verify.Check(h, verify.Options{LivenessBound: s.Liveness, Unchecked: []string{fmt.Sprintf("the history names scenario %q, which kconform does not know (%v)", h.Scenario, err)}})
 		case s.Liveness > 0 && s.Liveness != cmp.Or(sc.Liveness, verify.DefaultLivenessBound):
 			// A bound the user gave instead of the scenario's.
 			v = verify.Check(h, verify.Options{LivenessBound: s.Liveness, Effects: sc.Effects})

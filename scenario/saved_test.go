@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,4 +86,36 @@ func verdictJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestUnknownScenarioIsInconclusive: a history naming a scenario
+// kconform does not know ("sead") cannot have its fault's effects
+// checked: INCONCLUSIVE, as the same history naming a known scenario
+// whose effects it does not show, never a PASS with a warning.
+func TestUnknownScenarioIsInconclusive(t *testing.T) {
+	h, _, err := history.ReadFile("../verify/testdata/golden/franz-go-network-cut-2.8.2-zk.jsonl.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Scenario = "network-cut"
+	dir := t.TempDir()
+	known := filepath.Join(dir, "known.jsonl")
+	if err := h.WriteFile(known); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := (Saved{History: known}).Judge(t.Context()); err != nil || v.Grade == verify.Inconclusive {
+		t.Fatalf("the history under its own scenario: %v (%v)", v.OneLine(), err)
+	}
+	h.Scenario = "sead"
+	unknown := filepath.Join(dir, "unknown.jsonl")
+	if err := h.WriteFile(unknown); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Saved{History: unknown}.Judge(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Grade != verify.Inconclusive || len(v.Inconclusive) == 0 || !strings.Contains(v.Paragraph, `"sead"`) {
+		t.Fatalf("a history naming an unknown scenario: %s", v.Paragraph)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/kconform/kconform/history"
@@ -293,8 +294,16 @@ func (c *checker) checkRecords() {
 	}
 
 	acked, failed, pending := recordSet{}, recordSet{}, recordSet{}
-	var unmatchedAcks, unmatchedErrors, outside, unnamedPending int
-	var firstUnmatched, firstOutside history.ClientEvent
+	var unmatchedAcks, unmatchedErrors, outside, unnamedPending, cut int
+	var firstUnmatched, firstOutside, firstCut history.ClientEvent
+	// inCut counts an acknowledgement where the log is incomplete: not
+	// judged (checkLogComplete says where).
+	inCut := func(e history.ClientEvent) {
+		acked.put(key(e.Partition), e.Counter)
+		if cut++; cut == 1 {
+			firstCut = e
+		}
+	}
 	// outcomes holds each named record's first outcome event, to catch
 	// a record told twice (twice holds those told twice at one offset).
 	outcomes := map[[3]int64]history.ClientEvent{}
@@ -379,6 +388,10 @@ func (c *checker) checkRecords() {
 			}
 			pl := part(e.Partition)
 			r, ok := holding(pl.at(e.Offset), e.Counter)
+			if (!ok || r.Counter != e.Counter) && c.gaps.has(e.Partition, e.Offset) {
+				inCut(e)
+				continue
+			}
 			if e.Counter < 0 {
 				// An acknowledgement that names an offset but no record:
 				// the offset must hold a record of this run that no other
@@ -402,6 +415,25 @@ func (c *checker) checkRecords() {
 			if ok && r.Counter == e.Counter {
 				continue
 			}
+			if q, at, found := wherePut(logs, key, e.Partition, e.Counter); found {
+				// In the log once, elsewhere: nothing was lost, but the
+				// client told the application a wrong place for it.
+				x := c.lost(e)
+				x.Check = WrongOffset
+				held := "nothing"
+				if ok {
+					held = fmt.Sprintf("record %d", r.Counter)
+					if r.Counter < 0 {
+						held = "another run's record"
+					}
+				}
+				x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged at offset %d, which holds %s, but the log holds it at partition %d offset %d: the acknowledged offset is wrong (the record is not lost)", e.Partition, e.Counter, e.Offset, held, q, at)
+				if first := outcomes[[3]int64{int64(key(e.Partition)), e.Counter, 0}]; first.Offset >= 0 && first.Offset != e.Offset {
+					x.Summary += fmt.Sprintf("; the client had acknowledged it before at offset %d (client line %d): one record, acknowledged twice", first.Offset, first.Line)
+				}
+				c.add(x)
+				continue
+			}
 			x := c.lost(e)
 			if ok {
 				where := fmt.Sprintf("record %d", r.Counter)
@@ -411,9 +443,6 @@ func (c *checker) checkRecords() {
 				x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged at offset %d, but the log holds %s there", e.Partition, e.Counter, e.Offset, where)
 			} else {
 				x.Summary = fmt.Sprintf("partition %d: record %d was acknowledged at offset %d, which is not in the log", e.Partition, e.Counter, e.Offset)
-			}
-			if other, found := pl.seen.get(e.Counter); found {
-				x.Summary += fmt.Sprintf(" (record %d is at offset %d)", e.Counter, other)
 			}
 			if first := outcomes[[3]int64{int64(key(e.Partition)), e.Counter, 0}]; first.Offset >= 0 && first.Offset != e.Offset {
 				x.Summary += fmt.Sprintf("; the client had acknowledged it before at offset %d (client line %d): one record, acknowledged twice", first.Offset, first.Line)
@@ -426,6 +455,10 @@ func (c *checker) checkRecords() {
 			// somewhere in the log.
 			acked.put(key(e.Partition), e.Counter)
 			if inLog.has(key(e.Partition), e.Counter) {
+				continue
+			}
+			if c.gaps.has(e.Partition, -1) {
+				inCut(e)
 				continue
 			}
 			if !c.readWhole(e.Partition) {
@@ -462,7 +495,9 @@ func (c *checker) checkRecords() {
 				}
 			}
 		}
-		if unmatchedAcks > free {
+		if c.gaps.has(-1, -1) {
+			c.incomplete = append(c.incomplete, fmt.Sprintf("%d acknowledgements name no record (first at client line %d), and the log read back is incomplete: they cannot be matched to it", unmatchedAcks, firstUnmatched.Line))
+		} else if unmatchedAcks > free {
 			x := c.lost(firstUnmatched)
 			x.Summary = fmt.Sprintf("%d acknowledgements name no record (no partition with a counter or value, no offset), but only %d records of this run in the log are not named by another: at least %d acknowledged records are not in the log",
 				unmatchedAcks, free, unmatchedAcks-free)
@@ -482,6 +517,10 @@ func (c *checker) checkRecords() {
 		c.incomplete = append(c.incomplete, fmt.Sprintf("the driver told %d outcomes twice (first: %s): a record has one outcome, so the driver broke its contract (an event printed twice) and the counts its events give cannot be trusted", len(twice), twice[0]))
 	}
 	c.acct.pending = int64(pending.size() + unnamedPending)
+	if cut > 0 {
+		c.incomplete = append(c.incomplete, fmt.Sprintf("%d acknowledged records lie where the log read back is incomplete (first: partition %d offset %d, record %d): whether they were kept cannot be judged, never acked-lost on a log that is not whole",
+			cut, firstCut.Partition, firstCut.Offset, firstCut.Counter))
+	}
 	if outside > 0 {
 		c.incomplete = append(c.incomplete, fmt.Sprintf("%d acknowledged records lie where the read-back did not read (a partition not read, or below a log start that moved; first: partition %d offset %d): whether they were kept cannot be judged",
 			outside, firstOutside.Partition, firstOutside.Offset))
@@ -490,6 +529,25 @@ func (c *checker) checkRecords() {
 	c.acct.acked, c.acct.failed, c.acct.key = acked, failed, key
 	c.checkFailedButWritten(logs)
 	c.accountFor(inLog, acked, failed, pending, unmatchedAcks+unmatchedErrors, key)
+}
+
+// wherePut finds record counter of partition p (run-wide counters: in
+// any partition) in the log: the partition and offset it is at.
+func wherePut(logs map[int32]*partitionLog, key func(int32) int32, p int32, counter int64) (int32, int64, bool) {
+	if pl := logs[p]; pl != nil {
+		if at, ok := pl.seen.get(counter); ok {
+			return p, at, true
+		}
+	}
+	if key(p) != -1 {
+		return 0, 0, false
+	}
+	for _, q := range slices.Sorted(maps.Keys(logs)) {
+		if at, ok := logs[q].seen.get(counter); ok {
+			return q, at, true
+		}
+	}
+	return 0, 0, false
 }
 
 // lost starts an acked-lost finding about acknowledgement e.
@@ -554,8 +612,8 @@ func (c *checker) accountFor(inLog, acked, failed, pending recordSet, unnamed in
 	// (liveness), not known to be lost silently.
 	if unnamed == 0 && c.h.Killed == nil {
 		for _, p := range slices.Sorted(maps.Keys(seen)) {
-			if !c.readWhole(p) {
-				continue // records below the log start cannot be told from lost ones
+			if !c.readWhole(p) || c.gaps.has(p, -1) {
+				continue // records below the log start, or where the log is incomplete, cannot be told from lost ones
 			}
 			for n := int64(0); n <= seen[p].max; n++ {
 				if inLog.has(p, n) || acked.has(p, n) || failed.has(p, n) || pending.has(p, n) {
@@ -599,7 +657,7 @@ func (c *checker) checkLiveness() {
 	// A producer that stops fatal once another took its transactional id
 	// (a fence) does what a zombie must; only what it left without an
 	// outcome is judged then.
-	fence, fenced := c.h.Fence(), false
+	fence, fenced := c.fence(), false
 	// So is one that stops fatal once the broker's own coordinator fenced
 	// it while a fault was in force that kept its transaction from ending:
 	// the coordinator aborts a transaction that outlives its timeout and
@@ -609,14 +667,21 @@ func (c *checker) checkLiveness() {
 		if e.Name != history.ProducerFatal {
 			continue
 		}
-		if fence != nil && !e.Time.Before(fence.Time) {
+		if fence != nil && !e.Time.Before(fence.Time.Truncate(time.Millisecond)) {
 			fenced = true
+			if c.h.Fence() == nil {
+				// Not a step of kconform's: worth saying whose it was.
+				x := newViolation(Liveness, Informational, "client")
+				x.Time, x.ProducerID, x.Epoch = e.Time, fence.Producer.ID, fence.Producer.Epoch
+				x.Summary = fmt.Sprintf("another instance with the run's transactional id took the producer over (%s): the fatal error that followed is what a fenced producer must do (%s)", fence.Detail, e.Error)
+				c.add(x)
+			}
 			break
 		}
 		// Drivers stamp their events to the millisecond, the tap to the
 		// nanosecond: a fatal error told of in the answer's millisecond
 		// follows it.
-		if f, ok := c.h.InForceAt(fencedAt); byCoordinator && ok && !e.Time.Before(answer.Time.Truncate(time.Millisecond)) {
+		if f, ok := c.concerningAt(fencedAt); byCoordinator && ok && !e.Time.Before(answer.Time.Truncate(time.Millisecond)) {
 			fenced = true
 			x := newViolation(Liveness, Informational, "client")
 			x.Time = e.Time
@@ -624,6 +689,13 @@ func (c *checker) checkLiveness() {
 				fencedAt.UTC().Format("15:04:05.000"), answer.Kind, history.ErrorName(fenceCode(answer)), f, e.Error)
 			c.add(x)
 			break
+		}
+		if c.gaps.has(-1, -1) && c.h.Transactional() && fencedWords(e.Error) {
+			// Whether another instance took its transactional id over
+			// shows in the log (outsideFence), which is incomplete.
+			c.incomplete = append(c.incomplete, fmt.Sprintf("the producer stopped fatal, fenced (%s), and the log read back is incomplete where a takeover by another instance would show: whether it was fenced as a zombie or failed cannot be judged", e.Error))
+			c.checkRecovery()
+			return
 		}
 		x := newViolation(Liveness, Failed, "client")
 		x.Time, x.fatal = e.Time, true
@@ -656,6 +728,7 @@ func (c *checker) checkLiveness() {
 		}
 	}
 	end := c.h.LastFaultEnd()
+	strayShutdown, unstamped := c.shutdownContract()
 	var firstAfter, lastAck, lastError time.Time
 	errorsAfterAck, finishedEarly, toldAfter, toolData := 0, false, false, false
 	var lastTold time.Time // the client's last word: how long it was watched
@@ -668,7 +741,9 @@ func (c *checker) checkLiveness() {
 		case history.ToolData:
 			toolData = true
 		case history.ShutdownComplete:
-			finishedEarly = finishedEarly || !end.IsZero() && e.Time.Before(end)
+			// A shutdown followed by more events is the driver's breach
+			// (shutdownContract), not the end of its work.
+			finishedEarly = finishedEarly || !strayShutdown && !end.IsZero() && e.Time.Before(end)
 		case history.SendSuccess:
 			if !e.Time.Before(end) && firstAfter.IsZero() {
 				firstAfter = e.Time
@@ -694,7 +769,16 @@ func (c *checker) checkLiveness() {
 		return true
 	}
 	x := newViolation(Liveness, Failed, "client")
-	if !end.IsZero() && !finishedEarly && !fenced {
+	switch {
+	case end.IsZero():
+	case unstamped > 0:
+		c.v.livenessNote = "the client's events carry no timestamps"
+	case finishedEarly:
+		c.v.livenessNote = "the client had finished its work (shutdown_complete) before it"
+	case fenced:
+		c.v.livenessNote = "another producer had taken over its transactional id (a fence), after which a producer must stop"
+	}
+	if !end.IsZero() && !finishedEarly && !fenced && unstamped == 0 {
 		switch {
 		case !firstAfter.IsZero() && firstAfter.Sub(end) > c.opts.LivenessBound:
 			x.Time = firstAfter
@@ -737,7 +821,7 @@ func (c *checker) checkLiveness() {
 	if end.After(from) {
 		from = end
 	}
-	if !lastAck.IsZero() && errorsAfterAck > 0 && lastError.Sub(from) > c.opts.LivenessBound && !fenced {
+	if !lastAck.IsZero() && errorsAfterAck > 0 && lastError.Sub(from) > c.opts.LivenessBound && !fenced && unstamped == 0 {
 		x.Time = c.stoppedAt(from)
 		x.Summary = fmt.Sprintf("after its last acknowledgement the producer failed every record it was given (%d) for %.1f s, more than %s", errorsAfterAck, lastError.Sub(from).Seconds(), c.opts.LivenessBound)
 		stalled(x)
@@ -785,6 +869,93 @@ func (c *checker) checkLiveness() {
 		x.Summary = fmt.Sprintf("the driver settled every record but did not exit within %d s of SIGTERM and was killed", k.GraceMS/1000)
 		c.add(x)
 	}
+}
+
+// shutdownContract holds the client's events to the driver contract
+// liveness rests on (docs/clients.md): every event stamped, and one
+// shutdown_complete, the last event. A shutdown followed by more events
+// (stray says so) or printed twice, and events without a timestamp, are
+// breaches, INCONCLUSIVE: liveness is judged on the events as they are
+// (a stray shutdown does not end the run's work), or, without
+// timestamps, not across the fault steps, and the verdict says so.
+// unstamped counts the events without a timestamp, in a history with
+// fault steps (where liveness is timed from the last one).
+func (c *checker) shutdownContract() (stray bool, unstamped int) {
+	var shutdowns []history.ClientEvent
+	after, firstUnstamped := 0, -1
+	for i, e := range c.h.Client {
+		if e.Time.IsZero() {
+			unstamped++
+			if firstUnstamped < 0 {
+				firstUnstamped = i
+			}
+		}
+		switch {
+		case e.Name == history.ShutdownComplete:
+			shutdowns = append(shutdowns, e)
+		case len(shutdowns) > 0 && e.Name != history.ToolData:
+			// Kafka's VerifiableProducer prints its tool_data summary in
+			// its shutdown hook, after close() printed shutdown_complete.
+			after++
+		}
+	}
+	line := func(e history.ClientEvent) string {
+		if e.Line > 0 {
+			return fmt.Sprintf("client line %d", e.Line)
+		}
+		return "at " + e.Time.UTC().Format("15:04:05.000")
+	}
+	if after > 0 {
+		c.incomplete = append(c.incomplete, fmt.Sprintf("the driver printed shutdown_complete (%s) and then %d more events: it broke the driver contract (shutdown_complete is its last event), so its events are judged as they come and the shutdown is not taken as the end of its work", line(shutdowns[0]), after))
+	}
+	if len(shutdowns) > 1 {
+		c.incomplete = append(c.incomplete, fmt.Sprintf("the driver printed shutdown_complete %d times (first %s, then %s): it broke the driver contract (one shutdown, its last event)", len(shutdowns), line(shutdowns[0]), line(shutdowns[1])))
+	}
+	if unstamped > 0 && len(c.h.Faults) > 0 {
+		e := c.h.Client[firstUnstamped]
+		where := e.Name
+		if e.Line > 0 {
+			where += fmt.Sprintf(" at client line %d", e.Line)
+		}
+		c.incomplete = append(c.incomplete, fmt.Sprintf("%d of the client's %d events carry no timestamp (first: %s): it broke the driver contract (every event stamped), and whether the producer acknowledged records again after the last fault step cannot be judged", unstamped, len(c.h.Client), where))
+	} else {
+		unstamped = 0
+	}
+	return after > 0, unstamped
+}
+
+// concerningAt returns a fault in force at t that concerns the
+// producer: one on its transaction coordinator or on a leader of its
+// partitions (a broker the wire shows it sent EndTxn or produce requests
+// to, or a Metadata answer named the leader of one of its topic's
+// partitions), or one not on a single broker (ZooKeeper, the whole
+// cluster, a tap fault on a partition). A kill of a broker the producer
+// never dealt with excuses nothing it did. When the wire names no broker
+// of the producer's, every fault concerns it.
+func (c *checker) concerningAt(t time.Time) (history.Fault, bool) {
+	brokers := map[string]bool{}
+	for _, w := range c.h.Wire {
+		switch w.Kind {
+		case history.EndTxnRequest, history.InitProducerRequest:
+			brokers[fmt.Sprintf("broker-%d", w.Broker)] = true
+		case history.ProduceRequest:
+			if slices.ContainsFunc(w.Batches, c.inScope) {
+				brokers[fmt.Sprintf("broker-%d", w.Broker)] = true
+			}
+		case history.MetadataResponse:
+			for _, p := range w.Partitions {
+				if p.Topic == c.h.Topic && p.Leader >= 0 {
+					brokers[fmt.Sprintf("broker-%d", p.Leader)] = true
+				}
+			}
+		}
+	}
+	for _, f := range c.h.FaultsInForceAt(t) {
+		if len(brokers) == 0 || !strings.HasPrefix(f.Target, "broker-") || brokers[f.Target] {
+			return f, true
+		}
+	}
+	return history.Fault{}, false
 }
 
 // stoppedAt dates when the client's records stopped being acknowledged

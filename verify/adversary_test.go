@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -473,11 +474,31 @@ var adversaries = []adversary{
 		b.h.Client = twice
 		return &b.h
 	}},
-	{name: "a record acknowledged at two offsets", grade: Failed, first: AckedLost, reason: "acknowledged twice", make: func() *history.History {
+	{name: "a record acknowledged at two offsets", grade: Failed, first: WrongOffset, reason: "acknowledged twice", make: func() *history.History {
 		b := clean(1, 2)
 		b.ack(0, 3, 0, 1, 0) // record 0 again, at record 3's offset
 		b.shutdown()
 		return &b.h
+	}},
+	// A client that reports each record one offset off (base offset plus
+	// its place plus one): every record is in the log once, so nothing
+	// was lost; what is wrong is the offset it told.
+	{name: "acknowledged one offset off, in the log once", grade: Failed, first: WrongOffset, reason: "the acknowledged offset is wrong (the record is not lost)", make: func() *history.History {
+		b := clean(1, 2)
+		b.send(0, 1, 0, 4, 1, 0)
+		b.h.Client[len(b.h.Client)-1].Offset++ // record 4, at 4, acknowledged at 5
+		b.shutdown()
+		h := &b.h
+		v := Check(h, Options{})
+		if v.First(AckedLost) != nil {
+			panic("a record in the log once, acknowledged at a wrong offset, was called lost: " + v.Paragraph)
+		}
+		for _, r := range v.Properties() {
+			if r.Property == LosesAcknowledged && !r.Held || r.Property == MisplacesRecords && r.Check != WrongOffset {
+				panic(fmt.Sprintf("the property table: %+v", v.Properties()))
+			}
+		}
+		return h
 	}},
 
 	// 15. The log as a log: control batches hold markers, one record per
@@ -619,7 +640,7 @@ func TestEventValueNamesPartition(t *testing.T) {
 // Every grade boundary docs/checks.md lists names a test that exists.
 func TestBoundariesAreTested(t *testing.T) {
 	var src strings.Builder
-	for _, dir := range []string{".", "../cmd/kconform"} {
+	for _, dir := range []string{".", "../cmd/kconform", "../scenario"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 		if err != nil {
 			t.Fatal(err)

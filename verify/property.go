@@ -9,6 +9,7 @@ type Property string
 // The properties, in the order the pages show them.
 const (
 	LosesAcknowledged Property = "loses acknowledged records"
+	MisplacesRecords  Property = "reports a wrong offset"
 	WritesTwice       Property = "writes a record twice"
 	Reorders          Property = "reorders"
 	ResetsSequence    Property = "resets its sequence"
@@ -17,16 +18,17 @@ const (
 )
 
 // Properties lists every property, in the order the pages show them.
-var Properties = []Property{LosesAcknowledged, WritesTwice, Reorders, ResetsSequence, StopsForGood, BreaksTransaction}
+var Properties = []Property{LosesAcknowledged, MisplacesRecords, WritesTwice, Reorders, ResetsSequence, StopsForGood, BreaksTransaction}
 
 // propertyOf maps each check to the property it judges; a check not here
 // (epoch-bump, producer-id-change, failed-but-written) reports what the
 // promise allows and judges none.
 var propertyOf = map[CheckID]Property{
 	AckedLost: LosesAcknowledged, SilentGap: LosesAcknowledged,
-	Duplicate:  WritesTwice,
-	Order:      Reorders,
-	LegalReset: ResetsSequence, SequenceContinuity: ResetsSequence, SendOrder: ResetsSequence,
+	WrongOffset: MisplacesRecords,
+	Duplicate:   WritesTwice,
+	Order:       Reorders,
+	LegalReset:  ResetsSequence, SequenceContinuity: ResetsSequence, SendOrder: ResetsSequence,
 	EpochStart: ResetsSequence, RetryMismatch: ResetsSequence, Idempotence: ResetsSequence,
 	Liveness:  StopsForGood,
 	TxnAtomic: BreaksTransaction, NoAbortedRead: BreaksTransaction, CommitAcknowledged: BreaksTransaction,
@@ -42,6 +44,8 @@ func (p Property) Meaning() string {
 	switch p {
 	case LosesAcknowledged:
 		return "a record reported written, or never reported, is not in the topic"
+	case MisplacesRecords:
+		return "a record reported written at an offset that holds another record or none (it is in the topic, elsewhere)"
 	case WritesTwice:
 		return "a record sent once is in the topic twice"
 	case Reorders:

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kconform/kconform/history"
@@ -351,7 +352,9 @@ func (c *checker) judgeTxn(t *clientTxn, markers markerIndex) (int, txnRecord) {
 				case "abort":
 					add(&abortedVisible, cp)
 				case "open":
-					add(&openVisible, cp)
+					if !c.gaps.after(p.batch.Partition, p.batch.BaseOffset) {
+						add(&openVisible, cp)
+					}
 				}
 				break // one visible copy counts the record once
 			}
@@ -359,6 +362,12 @@ func (c *checker) judgeTxn(t *clientTxn, markers markerIndex) (int, txnRecord) {
 	}
 	for _, r := range t.records {
 		at := r.offset
+		if r.batch != nil && markers.fate(r.batch) == "open" && c.gaps.after(r.batch.Partition, r.batch.BaseOffset) {
+			continue // its marker may be where the log is incomplete
+		}
+		if r.batch == nil && r.partition >= 0 && c.gaps.has(r.partition, r.offset) {
+			continue // where the log is incomplete: not judged
+		}
 		if r.batch != nil {
 			inLog++
 			at = r.at
@@ -577,8 +586,8 @@ func (c *checker) checkSharedMarkers(txns []*clientTxn, markers markerIndex) {
 				continue
 			}
 			m := markers.after(r.batch)
-			if m == nil {
-				continue
+			if m == nil || c.gaps.between(m.Partition, r.batch.BaseOffset, m.BaseOffset) {
+				continue // no marker, or its own may be where the log is incomplete
 			}
 			list := ends[m]
 			if len(list) == 0 {
@@ -625,10 +634,18 @@ func (c *checker) belowReadStart(partition int32, offset int64) bool {
 // transaction held the last stable offset back), and, where the read
 // caught up, a transactional batch of this run with no marker after it.
 func (c *checker) checkHanging(read *history.CommittedRead, markers markerIndex) {
+	// heldByRun are the partitions held back by this run's producer: the
+	// finding below covers what lies past the last stable offset.
+	heldByRun := map[int32]bool{}
 	for _, p := range read.Partitions {
 		if p.CaughtUp() {
 			continue
 		}
+		if b := c.batchAt(p.Partition, p.End); b != nil && (!b.Transactional && !b.Control || c.another(b)) {
+			c.heldByAnother(p, b, markers)
+			continue
+		}
+		heldByRun[p.Partition] = true
 		x := newViolation(NoHangingTransaction, Failed, "log")
 		x.Partition, x.Offset = p.Partition, p.End
 		x.Summary = fmt.Sprintf("partition %d: after waiting %.1f s for open transactions, read_committed stops at the last stable offset %d, below the high watermark %d: a transaction there never ended",
@@ -641,15 +658,15 @@ func (c *checker) checkHanging(read *history.CommittedRead, markers markerIndex)
 	}
 	open := map[[2]int64]*history.LogBatch{}
 	for _, b := range c.runLog {
-		if !b.Transactional || b.Control || markers.after(b) != nil {
-			continue
+		if !b.Transactional || b.Control || markers.after(b) != nil || c.gaps.after(b.Partition, b.BaseOffset) {
+			continue // ended, or its marker may be where the log is incomplete
 		}
 		k := [2]int64{int64(b.Partition), b.ProducerID}
 		if open[k] != nil {
 			continue // one finding per partition and producer
 		}
-		if _, covered := read.Visible(b.Partition, b.BaseOffset); !covered || !c.caughtUp(read, b.Partition) {
-			continue // a partition still held back is the finding above
+		if _, covered := read.Visible(b.Partition, b.BaseOffset); !covered || heldByRun[b.Partition] {
+			continue // a partition still held back by the run is the finding above
 		}
 		open[k] = b
 		x := newViolation(NoHangingTransaction, Failed, "log")
@@ -659,14 +676,172 @@ func (c *checker) checkHanging(read *history.CommittedRead, markers markerIndex)
 	}
 }
 
-// caughtUp tells whether the read of partition reached its high watermark.
-func (c *checker) caughtUp(read *history.CommittedRead, partition int32) bool {
-	for _, p := range read.Partitions {
-		if p.Partition == partition {
-			return p.CaughtUp()
+// fence returns the step at which another producer took over the run's
+// transactional id: kconform's own fence step, else one the log shows
+// from outside the run (outsideFence); nil when neither.
+func (c *checker) fence() *history.Fault {
+	if f := c.h.Fence(); f != nil {
+		return f
+	}
+	return c.outsideFence()
+}
+
+// outsideFence finds a takeover of the run's transactional id by another
+// instance of it, outside kconform's own fault steps: the log holds
+// batches of the run's producer id at an epoch its client never had
+// (the wire's InitProducerId answers, produce batches and EndTxn
+// requests, its events), above every epoch it had, holding records it
+// never sent; and the client reported being fenced (PRODUCER_FENCED, or
+// INVALID_PRODUCER_EPOCH before KAFKA-10631). That is what another
+// instance's InitProducerId does (it bumps the epoch, aborts the run's
+// open transaction at it, and its own batches follow), and a fenced
+// producer must stop. The step returned is dated at the first trace of
+// it (a marker or batch of the new epoch, or a fencing answer on the
+// wire) and names the producer id and the lowest epoch of the new owner.
+func (c *checker) outsideFence() *history.Fault {
+	// Only a transactional id can be taken over; an idempotent producer's
+	// id is its own, so the log's evidence below never shows for one.
+	told := false
+	for _, e := range c.h.Client {
+		if e.Error != "" && (e.Name == history.ProducerFatal || e.IsTxnStep() || e.Name == history.SendError) && fencedWords(e.Error) {
+			told = true
+			break
 		}
 	}
+	if !told {
+		return nil
+	}
+	var f *history.Fault
+	// The run's producer ids, and those InitProducerId gave its client (a
+	// client fenced before it wrote anything).
+	pids := maps.Clone(c.runPIDs)
+	for _, w := range c.h.Wire {
+		if w.Kind == history.InitProducerResponse && w.ErrorCode == 0 && w.ProducerID >= 0 {
+			pids[w.ProducerID] = true
+		}
+	}
+	for _, pid := range slices.Sorted(maps.Keys(pids)) {
+		mine := c.clientEpochs(pid)
+		if len(mine) == 0 {
+			continue // its epochs are not known: nothing to tell the new owner's by
+		}
+		top := slices.Max(slices.Collect(maps.Keys(mine)))
+		epoch, at, foreign, where := int16(-1), time.Time{}, false, ""
+		for i := range c.h.Log {
+			b := &c.h.Log[i]
+			if b.ProducerID != pid || b.Epoch <= top {
+				continue
+			}
+			if !b.Control && !ofRun(*b) && len(b.Records) > 0 {
+				if !foreign {
+					where = fmt.Sprintf("partition %d offset %d", b.Partition, b.BaseOffset)
+				}
+				foreign = true
+			}
+			if epoch < 0 || b.Epoch < epoch {
+				epoch = b.Epoch
+			}
+			if t := max(b.FirstTimestamp, b.MaxTimestamp); t > 0 && (at.IsZero() || time.UnixMilli(t).Before(at)) {
+				at = time.UnixMilli(t)
+			}
+		}
+		if !foreign {
+			continue
+		}
+		for _, w := range c.h.Wire {
+			if fencingAnswer(w) && (at.IsZero() || w.Time.Before(at)) {
+				at = w.Time
+				break
+			}
+		}
+		f = &history.Fault{Time: at, Action: history.ActionFence, Target: "transactional id (another instance, outside the run's fault steps)",
+			Detail: fmt.Sprintf("producer %d epoch %d, first at %s, records the client never sent", pid, epoch, where), Producer: &history.ProducerEpoch{ID: pid, Epoch: epoch}}
+		break
+	}
+	return f
+}
+
+// fencedWords tells whether a client's error text says it was fenced.
+func fencedWords(s string) bool {
+	u := strings.ToUpper(s)
+	return strings.Contains(u, "FENCED") || strings.Contains(u, "INVALID_PRODUCER_EPOCH") || strings.Contains(u, "INVALIDPRODUCEREPOCH")
+}
+
+// fencingAnswer tells whether w is an answer that fences the producer.
+func fencingAnswer(w history.WireEvent) bool {
+	fencing := func(code int16) bool { return code == 47 || code == 90 } // INVALID_PRODUCER_EPOCH, PRODUCER_FENCED
+	switch w.Kind {
+	case history.EndTxnResponse, history.InitProducerResponse:
+		return fencing(w.ErrorCode)
+	case history.ProduceResponse:
+		return slices.ContainsFunc(w.Results, func(r history.ProduceResult) bool { return fencing(r.ErrorCode) })
+	}
 	return false
+}
+
+// another tells whether log batch b is another producer's: a producer
+// id this run never used holding none of its records, or the run's
+// producer id at an epoch its client never had, holding none of its
+// records (another instance with its transactional id).
+func (c *checker) another(b *history.LogBatch) bool {
+	if ofRun(*b) {
+		return false
+	}
+	if !c.runPIDs[b.ProducerID] {
+		return true
+	}
+	mine := c.clientEpochs(b.ProducerID)
+	return len(mine) > 0 && !mine[b.Epoch] && b.Epoch > slices.Max(slices.Collect(maps.Keys(mine)))
+}
+
+// heldByAnother says why partition p's read_committed read stopped below
+// its high watermark at b, a batch that is not the run's open
+// transaction: another producer's open transaction holds the last stable
+// offset, or a plain batch (which never holds it) begins there, so the
+// read raced a writer. Neither is the client's finding; the run's records
+// from there on were not read read_committed, and are named as left
+// unjudged (INCONCLUSIVE), or the verdict warns when there are none.
+func (c *checker) heldByAnother(p history.CommittedPartition, b *history.LogBatch, markers markerIndex) {
+	who := fmt.Sprintf("producer %d epoch %d", b.ProducerID, b.Epoch)
+	switch {
+	case !c.another(b):
+		who = "the run's own " + who
+	case c.runPIDs[b.ProducerID]:
+		who += " (the run's producer id at an epoch its client never had: another instance with its transactional id)"
+	default:
+		who += " (a producer id this run never used: another producer on the topic)"
+	}
+	var why string
+	switch {
+	case !b.Transactional:
+		why = fmt.Sprintf("partition %d: read_committed stopped at offset %d, below the high watermark %d, where %s wrote a plain batch: a batch without the transactional flag never holds the last stable offset, so the read-back raced a writer (the batch was written while it read), and no transaction of the client's hangs there",
+			p.Partition, p.End, p.HighWatermark, who)
+	default:
+		why = fmt.Sprintf("partition %d: read_committed stops at the last stable offset %d, below the high watermark %d, held by the open transaction of %s from offset %d: another producer's transaction, not the client's",
+			p.Partition, p.End, p.HighWatermark, who, b.BaseOffset)
+		if m := markers.after(b); m != nil {
+			why += fmt.Sprintf(" (its %s marker at offset %d came after the read)", cmp.Or(m.ControlType, "of unread type"), m.BaseOffset)
+		}
+	}
+	n, first := 0, history.LogRecord{}
+	for _, rb := range c.runLog {
+		if rb.Partition != p.Partition || rb.Control {
+			continue
+		}
+		for _, r := range rb.Records {
+			if r.Counter >= 0 && r.Offset >= p.End {
+				if n == 0 {
+					first = r
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		c.v.Warnings = append(c.v.Warnings, why+"; no record of the run lies past it")
+		return
+	}
+	c.incomplete = append(c.incomplete, fmt.Sprintf("%s; the run's %d records past it (first: record %d at offset %d) were not read read_committed: whether their transactions made them visible is left unjudged", why, n, first.Counter, first.Offset))
 }
 
 // batchAt returns the log batch of partition that holds offset, or nil.
@@ -691,7 +866,7 @@ func (c *checker) batchAt(partition int32, offset int64) *history.LogBatch {
 // owner: what lies beyond was written after it. One finding per
 // partition.
 func (c *checker) checkZombie(read *history.CommittedRead, markers markerIndex) {
-	f := c.h.Fence()
+	f := c.fence()
 	if f == nil {
 		return
 	}

@@ -75,6 +75,10 @@ type Verdict struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Paragraph explains the verdict to a person.
 	Paragraph string `json:"paragraph"`
+	// livenessNote says why liveness was not judged from the last fault
+	// step ("" when it was, or there was none), so the paragraph never
+	// claims a check it did not make.
+	livenessNote string
 }
 
 // Stats says how much of each source was checked.
@@ -159,6 +163,9 @@ func (v *Verdict) paragraph() string {
 	if len(v.Violations) == 0 {
 		fmt.Fprintf(&b, "No violation: %d records acknowledged, %d send errors, %d log batches and %d wire batches checked across %d fault steps.",
 			v.Stats.Acked, v.Stats.SendErrors, v.Stats.LogBatches, v.Stats.WireBatches, v.Stats.Faults)
+		if v.livenessNote != "" {
+			fmt.Fprintf(&b, " Liveness after the last fault step was not judged: %s.", v.livenessNote)
+		}
 		if s := v.Stats; s.Transactions > 0 {
 			fmt.Fprintf(&b, " %d transactions: %d reported committed, %d aborted.", s.Transactions, s.TxnCommitted, s.TxnAborted)
 		}

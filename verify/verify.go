@@ -34,6 +34,11 @@ type Options struct {
 	// Effects are what the scenario's fault must have done; a history
 	// that does not show each one is INCONCLUSIVE unless it FAILED anyway.
 	Effects []Effect
+	// Unchecked are effects the history's scenario must have had that
+	// could not be checked (a scenario kconform does not know): each makes
+	// the verdict INCONCLUSIVE unless it FAILED anyway, as an effect not
+	// shown does, whatever the scenario is called.
+	Unchecked []string
 	// WireOnly judges the wire alone (the tap in front of any client): no
 	// client events or log read-back are expected, and a history needs
 	// produce batches to be judged.
@@ -77,6 +82,8 @@ type checker struct {
 	unreadable, incomplete []string
 	// acct is what became of the records sent, for liveness.
 	acct accounting
+	// gaps are where the log read back is incomplete (checkLogComplete).
+	gaps logGaps
 }
 
 // Check judges h against every check and grades it.
@@ -120,6 +127,7 @@ func Check(h *history.History, opts Options) *Verdict {
 		c.logBatches[k] = append(c.logBatches[k], b)
 	}
 	c.checkWire()
+	c.checkLogComplete()
 	c.scopeLog()
 	c.checkLogSequences()
 	c.checkRecords()
@@ -132,6 +140,9 @@ func Check(h *history.History, opts Options) *Verdict {
 		if !r.Shown {
 			c.incomplete = append(c.incomplete, "the fault did not take effect: "+r.Requirement+" ("+r.Evidence+")")
 		}
+	}
+	for _, u := range opts.Unchecked {
+		c.incomplete = append(c.incomplete, "the fault's effects were not checked: "+u)
 	}
 	c.grade()
 	c.v.Paragraph = c.v.paragraph()
@@ -386,6 +397,9 @@ func (c *checker) checkLogSequences() {
 		next  int32
 	}
 	states := map[[2]int64]*state{}
+	// ends is each partition's offset after its last batch: a batch
+	// after offsets the log is missing (checkLogComplete) starts afresh.
+	ends := map[int32]int64{}
 	nonIdempotent := 0
 	var first *history.LogBatch
 	for _, b := range c.runLog {
@@ -401,6 +415,15 @@ func (c *checker) checkLogSequences() {
 		}
 		key := [2]int64{int64(b.Partition), b.ProducerID}
 		s := states[key]
+		if end, seen := ends[b.Partition]; seen && c.gaps.between(b.Partition, end, b.BaseOffset) {
+			for k := range states {
+				if k[0] == int64(b.Partition) {
+					delete(states, k)
+				}
+			}
+			s = nil
+		}
+		ends[b.Partition] = b.BaseOffset + int64(max(b.Count, 1))
 		if s == nil {
 			// The broker accepts any sequence from a producer it holds no
 			// state for.

@@ -124,7 +124,6 @@ func TestLegalHistoriesPass(t *testing.T) {
 		b.send(0, 1, 1, 0, 5, 0)
 		b.send(0, 1, 1, 5, 1, 0)
 		b.shutdown()
-		b.shutdown()
 		mustPass(t, b.check())
 	})
 	t.Run("new producer id", func(t *testing.T) {

@@ -162,6 +162,19 @@ type wireModel struct {
 	// epoch at every transaction end and answers the new one, with which
 	// the producer's next transaction starts every partition at sequence 0.
 	txnEnds map[[2]int64]int
+	// rotations holds, per producer id an EndTxn answer handed out in
+	// place of the request's (transaction version 2 at epoch exhaustion,
+	// the coordinator's rotation), the request it answered and the
+	// answer's wire index.
+	rotations map[int64]rotation
+}
+
+// rotation is a producer id the coordinator handed out in an EndTxn
+// answer in place of the request's.
+type rotation struct {
+	from  int64
+	epoch int16
+	at    int
 }
 
 // inScope tells whether a wire batch is this run's to judge: of the
@@ -230,7 +243,13 @@ func (c *checker) checkWire() {
 	xs := counted.Exchanges()
 	reqOf := map[int]int{} // response's wire index -> request's exchange
 	m := &wireModel{streams: map[streamKey]*stream{}, firstSends: map[batchKey][]sent{}, epochs: map[int64]int16{}, mayBeWritten: map[sendID]bool{}, txnEnds: map[[2]int64]int{}}
+	m.rotations = map[int64]rotation{}
 	for _, x := range counted.EndTxns() {
+		if r := x.Response; r != nil && r.ErrorCode == 0 && r.ProducerID >= 0 && r.ProducerID != x.Request.ProducerID {
+			if _, seen := m.rotations[r.ProducerID]; !seen {
+				m.rotations[r.ProducerID] = rotation{x.Request.ProducerID, x.Request.Epoch, x.ResponseIndex}
+			}
+		}
 		if r := x.Response; r != nil && r.ErrorCode == 0 && r.Epoch > x.Request.Epoch && r.ProducerID == x.Request.ProducerID {
 			k := [2]int64{r.ProducerID, int64(r.Epoch)}
 			if _, seen := m.txnEnds[k]; !seen {
@@ -318,6 +337,11 @@ func (c *checker) checkWire() {
 	c.attachAnswers(xs)
 }
 
+// exhaustedEpoch is the epoch from which a coordinator treats a
+// producer's epoch as exhausted (TransactionMetadata.isEpochExhausted:
+// Short.MaxValue - 1), keeping one in hand to fence with.
+const exhaustedEpoch = 32766
+
 // producerChange notes a new producer id or a higher epoch (allowed,
 // worth knowing), but for the bump a transaction's end brought (an
 // EndTxn answered with that epoch before the batch at wire index i,
@@ -330,6 +354,12 @@ func (c *checker) producerChange(m *wireModel, e *history.WireEvent, i int, b hi
 			x := newViolation(ProducerIDChange, Informational, "wire")
 			x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Time = b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, e.Time
 			x.Summary = fmt.Sprintf("the client moved from producer id %d to %d (first on partition %d)", m.pids[len(m.pids)-1], b.ProducerID, b.Partition)
+			if r, rotated := m.rotations[b.ProducerID]; rotated && r.at < i {
+				x.Summary = fmt.Sprintf("the transaction coordinator rotated the producer id from %d to %d at epoch 0, in its answer to the EndTxn of producer %d epoch %d (first on partition %d)", r.from, b.ProducerID, r.from, r.epoch, b.Partition)
+				if r.epoch >= exhaustedEpoch-1 {
+					x.Summary += ": the epoch was exhausted, and under transaction version 2 (KIP-890 part 2) a coordinator then hands out a new producer id instead of a higher epoch, as it must; neither the broker forgot the producer nor did the client reset"
+				}
+			}
 			c.add(x)
 		}
 		m.pids = append(m.pids, b.ProducerID)
