@@ -569,8 +569,9 @@ func (f Fault) TopicPartition() (topic string, partition int32, ok bool) {
 }
 
 // FaultBeforeOn returns the latest fault step at or before t that
-// concerns partition of topic: a step on that partition, or one on a
-// node, an address or the whole cluster, not another partition's; nil
+// concerns partition of topic: a step on that partition, on a broker that
+// led it around the step, or on the whole cluster (ZooKeeper, every node,
+// the tap as a whole); not another partition's, nor another broker's. nil
 // when none does. A partition below 0 (a finding about none) takes any.
 func (h *History) FaultBeforeOn(t time.Time, topic string, partition int32) *Fault {
 	var last *Fault
@@ -582,9 +583,54 @@ func (h *History) FaultBeforeOn(t time.Time, topic string, partition int32) *Fau
 		if tp, p, ok := f.TopicPartition(); ok && partition >= 0 && (p != partition || topic != "" && tp != topic) {
 			continue
 		}
+		if id, ok := brokerTarget(f.Target); ok && partition >= 0 && !h.mayHaveLed(f.Time, topic, partition, id) {
+			continue
+		}
 		last = f
 	}
 	return last
+}
+
+// brokerTarget reads a step's target "broker-<id>": the one broker it was
+// done to; false for any other target.
+func brokerTarget(target string) (int32, bool) {
+	s, ok := strings.CutPrefix(target, "broker-")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 32)
+	return int32(n), err == nil
+}
+
+// mayHaveLed tells whether broker led partition of topic around at: in
+// the last Metadata answer before at or the first after it. Where the
+// wire holds no answer naming the partition (a history saved before the
+// tap read Metadata), it cannot tell and says true: a step on a broker
+// that may have led the partition is not ruled out.
+func (h *History) mayHaveLed(at time.Time, topic string, partition, broker int32) bool {
+	before, after := int32(-2), int32(-2)
+	for _, e := range h.Wire {
+		if e.Kind != MetadataResponse {
+			continue
+		}
+		for _, pm := range e.Partitions {
+			if pm.Partition != partition || topic != "" && pm.Topic != topic || pm.Leader < 0 {
+				continue
+			}
+			if !e.Time.After(at) {
+				before = pm.Leader
+			} else if after == -2 {
+				after = pm.Leader
+			}
+		}
+		if after != -2 {
+			break
+		}
+	}
+	if before == -2 && after == -2 {
+		return true
+	}
+	return before == broker || after == broker
 }
 
 // LastFaultEnd returns the time of the last fault step, or the zero time.
