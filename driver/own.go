@@ -104,6 +104,15 @@ var driverCodes = map[string]DriverCode{
 		{Key: "idempotent", Value: "true", Default: "false", Why: "the idempotent producer under test (@platformatic/kafka's producer docs: idempotent forces acks -1, one request in flight per connection and unlimited retries)"},
 		{Key: "acks", Value: "-1", Why: "what idempotent: true forces (the producer docs), set explicitly"},
 		{Key: "autocreateTopics", Value: "false", Why: "kconform creates the run's topic, and a topic missing through an outage must not be made anew"}}},
+	Sarama: {Files: []string{"producer/sarama/main.go"}, Settings: []Own{
+		{Key: "Producer.Idempotent", Value: "true", Default: "false", Why: "the idempotent producer under test (sarama's Config doc: \"If enabled, the producer will ensure that exactly one copy of each message is written\")"},
+		{Key: "Producer.RequiredAcks", Value: "WaitForAll", Default: "WaitForLocal",
+			Why: "sarama's Config.Validate refuses idempotence without it: \"Idempotent producer requires Producer.RequiredAcks to be WaitForAll\""},
+		{Key: "Net.MaxOpenRequests", Value: "1", Default: "5",
+			Why: "sarama's Config.Validate refuses idempotence without it: \"Idempotent producer requires Net.MaxOpenRequests to be 1\""},
+		{Key: "Producer.Return.Successes", Value: "true", Default: "false", Why: "sarama returns acknowledgements (with their offsets) only when asked; the contract reports each", Plumbing: true},
+		{Key: "Producer.Partitioner", Value: "NewManualPartitioner", Default: "NewHashPartitioner",
+			Why: "the driver contract picks each record's partition (docs/clients.md), as every driver's events name it", Plumbing: true}}},
 	Java: {Files: []string{"producer/java/driver.sh", "producer/java/TxnProducer.java"}, Settings: []Own{
 		{Key: "bootstrap.servers", Value: "the tap's addresses", Why: "the cluster, through kconform's wire tap", Plumbing: true},
 		javaIdempotent, javaAcks,

@@ -12,10 +12,10 @@ import (
 
 // settingKey finds, in a line of a driver's settings block, the setting it
 // makes, by the file's language: a kgo option (Go, in process), a map or
-// object key (Go, JavaScript, Python), a ClientConfig set (Rust), a
+// object key (Go, JavaScript, Python), a sarama Config field set (Go), a ClientConfig set (Rust), a
 // properties line (the Java driver's shell script) or put (Java).
 var settingKey = map[string]*regexp.Regexp{
-	".go":   regexp.MustCompile(`^\s*(?:kgo\.(\w+)\(|"([\w.]+)":)`),
+	".go":   regexp.MustCompile(`^\s*(?:kgo\.(\w+)\(|"([\w.]+)":|conf\.([\w.]+) = )`),
 	".js":   regexp.MustCompile(`(?:^|[{,])\s*'?([A-Za-z_][\w.]*)'?\s*:\s`),
 	".py":   regexp.MustCompile(`"([\w.]+)":\s`),
 	".rs":   regexp.MustCompile(`\.set\("([\w.]+)"`),
