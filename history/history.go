@@ -583,7 +583,7 @@ func (h *History) FaultBeforeOn(t time.Time, topic string, partition int32) *Fau
 		if tp, p, ok := f.TopicPartition(); ok && partition >= 0 && (p != partition || topic != "" && tp != topic) {
 			continue
 		}
-		if id, ok := brokerTarget(f.Target); ok && partition >= 0 && !h.mayHaveLed(f.Time, topic, partition, id) {
+		if id, ok := f.Broker(); ok && partition >= 0 && !h.mayHaveLed(f.Time, topic, partition, id) {
 			continue
 		}
 		last = f
@@ -591,10 +591,10 @@ func (h *History) FaultBeforeOn(t time.Time, topic string, partition int32) *Fau
 	return last
 }
 
-// brokerTarget reads a step's target "broker-<id>": the one broker it was
+// Broker reads the step's target "broker-<id>": the one broker it was
 // done to; false for any other target.
-func brokerTarget(target string) (int32, bool) {
-	s, ok := strings.CutPrefix(target, "broker-")
+func (f Fault) Broker() (int32, bool) {
+	s, ok := strings.CutPrefix(f.Target, "broker-")
 	if !ok {
 		return 0, false
 	}

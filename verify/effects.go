@@ -3,7 +3,6 @@ package verify
 import (
 	"cmp"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -54,7 +53,7 @@ func hits(h *history.History, action history.Action) []hit {
 		if f.Action != action {
 			continue
 		}
-		x := hit{fault: f, victim: brokerOf(f.Target)}
+		x := hit{fault: f, victim: brokerOf(f)}
 		for j := i + 1; j < len(h.Faults); j++ {
 			if h.Faults[j].Repair {
 				x.repair = &h.Faults[j]
@@ -74,13 +73,13 @@ func (x hit) end() time.Time {
 	return x.repair.Time
 }
 
-// brokerOf reads the node id from a fault target "broker-N"; -1 otherwise.
-func brokerOf(target string) int32 {
-	n, err := strconv.Atoi(strings.TrimPrefix(target, "broker-"))
-	if err != nil || !strings.HasPrefix(target, "broker-") {
-		return -1
+// brokerOf is the broker a fault step was done to (history.Fault.Broker);
+// -1 for a step on anything else.
+func brokerOf(f history.Fault) int32 {
+	if n, ok := f.Broker(); ok {
+		return n
 	}
-	return int32(n)
+	return -1
 }
 
 // lastRequest returns the last produce request for topic to broker victim
