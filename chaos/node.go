@@ -19,6 +19,14 @@ import (
 // The node faults: steps on the cluster's nodes (fixtures), recorded by
 // chaos as each node is hit, each with its FaultType above it.
 
+// NotApplicable is a step that cannot be made where the run happens (a
+// node fault on a cluster kconform did not start, without the user's
+// command for it): the scenario does not apply there, and the run says
+// why rather than fail.
+type NotApplicable struct{ Why string }
+
+func (e *NotApplicable) Error() string { return "not applicable: " + e.Why }
+
 // nodeStep applies op to every node of target; gap spaces them out, and
 // each is recorded with detail. A step that is not a repair leaves its
 // nodes for Victims.
@@ -27,6 +35,14 @@ func nodeStep(action history.Action, target Target, gap time.Duration, detail st
 		nodes, err := target.resolve(ctx, e)
 		if err != nil {
 			return fmt.Errorf("chaos %s: %w", action, err)
+		}
+		// A node of a cluster kconform did not start undergoes only the
+		// faults the user gave a command for: the step is refused before
+		// it touches any node, so the scenario is not applicable there.
+		for _, n := range nodes {
+			if !n.Can(string(action)) {
+				return &NotApplicable{Why: fmt.Sprintf("%s on %s: no command was given for it (--node-command '%s=...')", action, n.Name, action)}
+			}
 		}
 		if !action.Repair() {
 			e.mu.Lock()
