@@ -17,7 +17,7 @@ import (
 	"sync"
 )
 
-//go:embed engine-up.sh build-jre.sh build-kafka.sh kafka/Dockerfile kafka/entrypoint.sh kafka/resolve.sh kafka/log4j.properties kafka/log4j2.properties
+//go:embed engine-up.sh build-jre.sh build-kafka.sh kafka/Dockerfile kafka/entrypoint.sh kafka/resolve.sh kafka/log4j.properties kafka/log4j2.properties build-tansu.sh tansu
 var recipes embed.FS
 
 // versionPattern is what a Kafka release version looks like; anything else
@@ -50,6 +50,61 @@ func EnsureKafkaImage(ctx context.Context, version string, progress io.Writer) (
 		return "", fmt.Errorf("build %s: %w", image, err)
 	}
 	return image, nil
+}
+
+// TansuImage is the local image name for a Tansu release.
+func TansuImage(version string) string { return "kconform/tansu:" + version }
+
+// EnsureTansuImage builds kconform/tansu:<version> unless it exists with
+// today's recipes: Tansu from crates.io (cargo, about 25 minutes on 2 cores
+// the first time) on a Debian image with its PostgreSQL. It returns the
+// image name.
+func EnsureTansuImage(ctx context.Context, version string, progress io.Writer) (string, error) {
+	if !versionPattern.MatchString(version) {
+		return "", fmt.Errorf("tansu version %q is not of the form 0.6.0: pick a release on crates.io/crates/tansu", version)
+	}
+	image := TansuImage(version)
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if err := ensureEngine(ctx, progress); err != nil {
+		return "", err
+	}
+	if want, err := TansuRecipeHash(version); err != nil {
+		return "", err
+	} else if imageRecipe(ctx, image) == want {
+		return image, nil
+	}
+	if err := runRecipe(ctx, progress, "build-tansu.sh", version); err != nil {
+		return "", fmt.Errorf("build %s: %w", image, err)
+	}
+	return image, nil
+}
+
+// TansuRecipeHash names the recipes a Tansu image is built from, as
+// build-tansu.sh labels it; a release kconform has no schema for is
+// refused, naming those it has.
+func TansuRecipeHash(version string) (string, error) {
+	schema, err := recipes.ReadFile("tansu/schema-" + version + ".sql")
+	if err != nil {
+		entries, _ := recipes.ReadDir("tansu")
+		var have []string
+		for _, e := range entries {
+			if v, ok := strings.CutPrefix(e.Name(), "schema-"); ok {
+				have = append(have, strings.TrimSuffix(v, ".sql"))
+			}
+		}
+		return "", fmt.Errorf("tansu %s: kconform has no PostgreSQL schema for it (docker/tansu/schema-<version>.sql); it runs %s", version, strings.Join(have, ", "))
+	}
+	h := sha256.New()
+	for _, name := range []string{"Dockerfile", "entrypoint.sh"} {
+		data, err := recipes.ReadFile("tansu/" + name)
+		if err != nil {
+			panic(err) // embedded: cannot happen
+		}
+		h.Write(data)
+	}
+	h.Write(schema)
+	return hex.EncodeToString(h.Sum(nil))[:12], nil
 }
 
 // engineUp records that a Docker engine answered in this process.

@@ -46,3 +46,27 @@ func TestEnsureEngineUsesAnAnsweringEngine(t *testing.T) {
 		t.Fatalf("engineUp=%v, progress %q: want the engine taken as it is, silently", engineUp, progress.String())
 	}
 }
+
+// The recipe label build-tansu.sh gives a Tansu image is the one
+// EnsureTansuImage looks for, and a release without its schema is refused
+// naming the ones kconform has.
+func TestTansuRecipeHashMatchesTheScript(t *testing.T) {
+	out, err := exec.Command("bash", "-c", `cat tansu/{Dockerfile,entrypoint.sh} tansu/schema-0.6.0.sql | sha256sum | cut -c1-12`).Output()
+	if err != nil {
+		t.Skipf("sha256sum: %v", err)
+	}
+	want, err := TansuRecipeHash("0.6.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != want {
+		t.Fatalf("build-tansu.sh labels images %s, EnsureTansuImage looks for %s", got, want)
+	}
+	script, _ := recipes.ReadFile("build-tansu.sh")
+	if !strings.Contains(string(script), `cat "$here"/tansu/{Dockerfile,entrypoint.sh} "$here/tansu/schema-$version.sql" | sha256sum | cut -c1-12`) {
+		t.Fatal("build-tansu.sh no longer hashes the recipes as TansuRecipeHash does")
+	}
+	if _, err := TansuRecipeHash("9.9.9"); err == nil || !strings.Contains(err.Error(), "it runs 0.6.0") {
+		t.Fatalf("a release without a schema: %v", err)
+	}
+}

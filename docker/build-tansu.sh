@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# build-tansu.sh <version>... builds kconform/tansu:<version> offline: the
+# broker from crates.io (cargo install tansu --features postgres, cached per
+# version in KCONFORM_CACHE, default ~/.cache/kconform; about 25 minutes on
+# 2 cores, once), on kconform/debian-pg:bookworm, a minimal Debian with its
+# PostgreSQL (mmdebstrap | docker import, about 2 minutes, once). An image
+# that exists with today's recipes is kept; KCONFORM_REBUILD=1 rebuilds it.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${KCONFORM_CACHE:-$HOME/.cache/kconform}
+log() { printf 'kconform: %s\n' "$*" >&2; }
+
+[ $# -gt 0 ] || { log "usage: build-tansu.sh <tansu-version>..."; exit 2; }
+base=kconform/debian-pg:bookworm
+
+ensure_base() {
+  docker image inspect "$base" >/dev/null 2>&1 && return 0
+  command -v mmdebstrap >/dev/null 2>&1 || {
+    [ "$(id -u)" = 0 ] || { log "mmdebstrap is missing: install it (apt-get install mmdebstrap)"; exit 1; }
+    log "installing mmdebstrap..."
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >/tmp/kconform-apt.log 2>&1 || {
+      log "apt-get install mmdebstrap failed (see /tmp/kconform-apt.log)"; exit 1; }
+  }
+  mirror=${KCONFORM_DEBIAN_MIRROR:-}
+  [ -n "$mirror" ] || mirror=$(awk '/^deb /{for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) {print $i; exit}}' /etc/apt/sources.list 2>/dev/null || true)
+  [ -n "$mirror" ] || mirror=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -n1)
+  [ -n "$mirror" ] || { log "no Debian mirror: set KCONFORM_DEBIAN_MIRROR (the URL your apt uses for bookworm)"; exit 1; }
+  local start; start=$(date +%s)
+  log "building $base from Debian bookworm packages via $mirror (about 2 minutes, once)..."
+  mmdebstrap --variant=minbase --quiet \
+    --include=postgresql,postgresql-client,ca-certificates,iproute2,procps \
+    --customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb "$1"/var/lib/apt/lists/*' \
+    bookworm - "$mirror" \
+    | docker import --change 'LABEL org.kconform.image=debian-pg' - "$base" >/dev/null
+  log "built $base in $(( $(date +%s) - start )) s"
+}
+
+for version in "$@"; do
+  if ! [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+    log "'$version' is not a Tansu release: use the form 0.6.0 (crates.io/crates/tansu)"
+    exit 2
+  fi
+  [ -f "$here/tansu/schema-$version.sql" ] || {
+    log "Tansu $version: kconform has no PostgreSQL schema for it (docker/tansu/schema-<version>.sql); releases it has: $(cd "$here/tansu" && ls schema-*.sql | sed 's/schema-\(.*\)\.sql/\1/' | tr '\n' ' ')"
+    exit 2
+  }
+  image=kconform/tansu:$version
+  recipe=$(cat "$here"/tansu/{Dockerfile,entrypoint.sh} "$here/tansu/schema-$version.sql" | sha256sum | cut -c1-12)
+  built=$(docker image inspect -f '{{index .Config.Labels "org.kconform.recipe"}}' "$image" 2>/dev/null || true)
+  if [ "${KCONFORM_REBUILD:-0}" != 1 ] && [ "$built" = "$recipe" ]; then
+    log "$image is already built"
+    continue
+  fi
+  start=$(date +%s)
+  bin=$cache/tansu-$version/bin/tansu
+  if [ ! -x "$bin" ]; then
+    command -v cargo >/dev/null 2>&1 || { log "cargo is missing: install Rust (https://rustup.rs) to build Tansu from crates.io"; exit 1; }
+    log "building Tansu $version from crates.io with its PostgreSQL storage (cargo install; about 25 minutes on 2 cores, once; log in $cache/tansu-$version.log)..."
+    mkdir -p "$cache"
+    cargo install tansu --version "=$version" --locked --features postgres --root "$cache/tansu-$version" >"$cache/tansu-$version.log" 2>&1 &
+    pid=$!
+    while kill -0 "$pid" 2>/dev/null; do
+      sleep 30
+      kill -0 "$pid" 2>/dev/null && log "Tansu $version: $(grep -c Compiling "$cache/tansu-$version.log" || true) crates compiled, $(( $(date +%s) - start )) s"
+    done
+    wait "$pid" || { log "cargo install tansu $version failed: $(tail -n 3 "$cache/tansu-$version.log" | tr '\n' ' ')"; exit 1; }
+  fi
+  ensure_base
+  ctx=$(mktemp -d)
+  cp "$bin" "$ctx/tansu"
+  cp "$here"/tansu/{Dockerfile,entrypoint.sh} "$ctx/"
+  cp "$here/tansu/schema-$version.sql" "$ctx/schema.sql"
+  log "building $image on $base..."
+  if ! DOCKER_BUILDKIT=0 docker build -q --build-arg "BASE=$base" --build-arg "TANSU_VERSION=$version" \
+        --label "org.kconform.recipe=$recipe" -t "$image" "$ctx" >"$ctx/build.log" 2>&1; then
+    log "docker build of $image failed: $(tail -n 3 "$ctx/build.log" | tr '\n' ' ')"
+    rm -rf "$ctx"; exit 1
+  fi
+  rm -rf "$ctx"
+  log "built $image in $(( $(date +%s) - start )) s"
+done
