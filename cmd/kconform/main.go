@@ -19,6 +19,7 @@ import (
 var commands = map[string]cli.Command{
 	"produce":       {Summary: "run the bundled idempotent producer and print its events as JSON lines", Run: runProduce, SignalEnds: true},
 	"verify":        {Summary: "check a producer's events (and the log read back) against the invariants", Run: runVerify},
+	"cluster":       {Summary: "start a cluster and leave it running until Ctrl-C, printing how to judge it with run --bootstrap", Run: runCluster, SignalEnds: true},
 	"clean":         {Summary: "remove every kconform container and network, those of runs still going included", Run: runClean},
 	"bench-cluster": {Summary: "print the cluster fixture's start, restart and memory figures", Run: runBenchCluster},
 	"table":         {Summary: "print the result table of a run's verdicts (and write matrix.md, matrix.json)", Run: runTable},
