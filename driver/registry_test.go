@@ -3,6 +3,7 @@ package driver
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -101,5 +102,49 @@ func TestRustRdkafkaPins(t *testing.T) {
 	sys := regexp.MustCompile(`name = "rdkafka-sys"\nversion = "[^"+]+\+([^"]+)"`).FindStringSubmatch(lock)
 	if sys == nil || sys[1] != RustRdkafkaLibrdkafka {
 		t.Errorf("Cargo.lock's rdkafka-sys bundles librdkafka %v, the driver says %s", sys, RustRdkafkaLibrdkafka)
+	}
+}
+
+// TestRuntimesUpInstallsTheTools: ci/runtimes-up.sh (make runtimes, which
+// the missing-tool error points to) checks for every command a driver's
+// preparation runs.
+func TestRuntimesUpInstallsTheTools(t *testing.T) {
+	const path = "../ci/runtimes-up.sh"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []string
+	for _, c := range Clients() {
+		for _, tool := range c.tools() {
+			if !slices.Contains(tools, tool) {
+				tools = append(tools, tool)
+			}
+		}
+	}
+	for _, tool := range tools {
+		q := regexp.QuoteMeta(tool)
+		if !regexp.MustCompile(`command -v ` + q + `[\s;)]|(^|[\s$(])` + q + ` --version`).Match(b) {
+			t.Errorf("%s does not check for %s, which a driver's preparation runs: add it with its Debian package", path, tool)
+		}
+	}
+}
+
+// TestReleaseLinesAreDocumented: docs/clients.md's NAME@VERSION table has
+// a row for every client kconform runs other releases of (its cells are
+// prose: what the package is, why no older release runs).
+func TestReleaseLinesAreDocumented(t *testing.T) {
+	b, err := os.ReadFile("../docs/clients.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The table only (its rows up to the first line that is not one):
+	// the client table names the drivers too.
+	_, table, _ := strings.Cut(string(b), "\n| NAME |")
+	table, _, _ = strings.Cut(table, "\n\n")
+	for _, r := range ReleaseLines() {
+		if !strings.Contains(table, "\n| `"+r.Name+"` |") {
+			t.Errorf("docs/clients.md's NAME@VERSION table has no row for %s: add one (package, registry, asked with, oldest, why not older)", r.Name)
+		}
 	}
 }
