@@ -51,6 +51,12 @@ func runDocs(ctx context.Context, args []string) error {
 		}
 		*root = r
 	}
+	// The findings pages ask git about the commits they name, in the
+	// current directory's repository: it must be root's.
+	if err := os.Chdir(*root); err != nil {
+		return cli.Usage(fmt.Sprintf("--root: %v", err))
+	}
+	*root = "."
 	pages, err := generatedPages(*root)
 	if err != nil {
 		return err
@@ -121,10 +127,12 @@ func module(path string) string {
 // generatedPages is every file, or part of one, generated from
 // kconform's code or its committed data, with what generates it: the one
 // list that `kconform docs` writes and TestGeneratedPagesAreCurrent
-// checks. A page is a pure function of the tree under root, cheap to
-// make (the whole list takes about a second); pages that need more are
-// written by their own commands (results/reports/*.md judge every kept
-// history again: `kconform report --issues`).
+// checks. A page is a function of the tree under root (and, for the
+// findings pages, of the git history of the current directory, whose
+// commits they name), cheap to make: the whole list takes half a second.
+// Pages that need more are written by their own commands only: the bug
+// reports, results/reports/*.md, judge every kept history again
+// (`kconform report --issues`, half a minute).
 func generatedPages(root string) ([]docs.Page, error) {
 	results := filepath.Join(root, "results")
 	texts := sync.OnceValues(func() ([2]string, error) {
