@@ -27,7 +27,7 @@ GINKGO := go tool ginkgo
 export TESTCONTAINERS_RYUK_DISABLED := true
 export KAFKA_VERSION KAFKA_MODE
 
-.PHONY: conformance test docker runtimes images unit browser lint bench bench-cluster bench-tap clean fuzz
+.PHONY: conformance test docker runtimes images unit browser lint bench bench-cluster bench-tap clean fuzz docs
 
 ## conformance: run the default scenarios on KAFKA_VERSION (KAFKA_MODE) for KCONFORM_CLIENT and print a
 ## result table; with CLIENTS or MATRIX, every scenario for each client on each version
@@ -68,13 +68,19 @@ lint:
 	bash ci/actionlint.sh
 
 ## unit: tests that need no Docker (the verifier, the producer and the tap against kfake, every
-## client driver against kfake: installs the clients on first use)
+## client driver against kfake: installs the clients on first use); cmd/kconform's
+## TestGeneratedPagesAreCurrent among them checks every generated page once (make docs writes them)
 # -timeout: a first run installs every client, and two of them build librdkafka from source for
 # a minute or more each (cargo for rust-rdkafka, npm for confluent-js; much longer on a busy machine).
 unit: runtimes
 	KCONFORM_REQUIRE_CLIENTS=1 go test -count=1 -timeout 45m ./history/... ./readback/... ./verify/... ./producer/... ./wiretap/... ./chaos/... ./fixtures/... ./driver/... ./scenario/... ./matrix/... ./bench/... ./report/... ./findings/... ./internal/... ./cmd/...
 	@# Every kept history judged again by the current verifier: a verifier change comes with the records it changes.
 	go run ./cmd/kconform verify --results results
+
+## docs: write every generated page (docs/, README's generated sections, results/FINDINGS.md, the
+## bisection pages, history/errors_gen.go) from the code and data it comes from
+docs:
+	go run ./cmd/kconform docs
 
 ## fuzz: the verifier's fuzzer for FUZZTIME (default 1m): a legal client's histories must pass and one
 ## illegal step planted in one must be found; what it finds new joins the committed corpus

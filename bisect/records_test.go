@@ -1,7 +1,6 @@
 package bisect
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -20,8 +19,10 @@ import (
 // record holds; a release of the range whose cell the records hold is a
 // probe; a run counted as showing the finding is FAILED with a finding of
 // the signature, one counted without it passed; the verdicts and the
-// answer are the ones the rule gives on these runs; the page is the one
-// its data writes; and it names no folder of the machine it ran on.
+// answer are the ones the rule gives on these runs; and its page names no
+// folder of the machine it ran on. (That the page is the one its data
+// writes is checked with every generated page: go run ./cmd/kconform
+// docs.)
 // (confluent-kafka-python's majority-freeze page once called 2.5.0 the
 // first release with a message a record of 2.3.0 held in 4 runs of 4.)
 func TestPagesAgreeWithRecords(t *testing.T) {
@@ -122,16 +123,9 @@ func TestPagesAgreeWithRecords(t *testing.T) {
 				t.Errorf("%s: %s is %s (%s), the rule gives %s (%s)", name, sp.Release, sp.Verdict, sp.Why, again.Probes[i].Verdict, again.Probes[i].Why)
 			}
 		}
-		var b bytes.Buffer
-		if err := s.Result().WritePage(&b, s.Setup); err != nil {
-			t.Fatal(err)
-		}
 		page, err := os.ReadFile(filepath.Join(results, "bisect", name+".md"))
 		if err != nil {
 			t.Fatal(err)
-		}
-		if !bytes.Equal(page, b.Bytes()) {
-			t.Errorf("%s.md is not the page its data writes: kconform bisect --rewrite", name)
 		}
 		_, command, _ := strings.Cut(string(page), "## Command")
 		places := []string{command, s.Setup.Command}

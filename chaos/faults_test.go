@@ -6,7 +6,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -18,22 +17,6 @@ import (
 	"github.com/kconform/kconform/verify"
 	"github.com/kconform/kconform/wiretap"
 )
-
-// TestFaultsDocIsCurrent: docs/faults.md is the table as it stands;
-// KCONFORM_UPDATE_DOCS=1 rewrites it.
-func TestFaultsDocIsCurrent(t *testing.T) {
-	const path = "../docs/faults.md"
-	want := FaultsMarkdown()
-	if os.Getenv("KCONFORM_UPDATE_DOCS") == "1" {
-		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil || string(got) != want {
-		t.Fatalf("%s is not current: run KCONFORM_UPDATE_DOCS=1 go test ./chaos", path)
-	}
-}
 
 // TestFaultsTable: every row is a step constructor with what it records,
 // what it acts on and a doc line; text forms are unique and parse.

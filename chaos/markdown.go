@@ -12,7 +12,7 @@ import (
 // FaultsMarkdown renders FaultTypes as docs/faults.md.
 func FaultsMarkdown() string {
 	var b strings.Builder
-	b.WriteString("# Faults\n\nGenerated from `chaos.FaultTypes` (each fault beside its constructor in `chaos/`, `KCONFORM_UPDATE_DOCS=1 go test ./chaos`); do not edit.\n\n")
+	b.WriteString("# Faults\n\nGenerated from `chaos.FaultTypes` (each fault beside its constructor in `chaos/`) by `go run ./cmd/kconform docs`; do not edit.\n\n")
 	b.WriteString("Every fault step a scenario's schedule can take, with the text form of those `kconform tap` takes\n")
 	b.WriteString("(as `--fault` values, or one per line on stdin while it runs; BROKER is a broker's host:port, or `all`).\n")
 	b.WriteString("The history records each step as it takes effect under its action; a repair ends the faults before it,\n")
@@ -61,7 +61,7 @@ func FaultsMarkdown() string {
 	b.WriteString("its family's: `node.go`, `tap.go`), with a parser for its text form if the tap alone can apply it, and add its\n")
 	b.WriteString("line to `chaos.FaultTypes`. A new action is a `history.Action` constant and its row in `history/action.go`; a new\n")
 	b.WriteString("tap behaviour a `wiretap.Tap` method, a new proof a `verify.Effect` constructor, each named in the fault's\n")
-	b.WriteString("`Tap` or `Proofs`. Then `KCONFORM_UPDATE_DOCS=1 go test ./chaos`.\n")
+	b.WriteString("`Tap` or `Proofs`. Then `go run ./cmd/kconform docs`.\n")
 	return b.String()
 }
 

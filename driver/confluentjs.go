@@ -38,6 +38,11 @@ var confluentJSReleases = &Releases{
 	Name: ConfluentJS, Package: "@confluentinc/kafka-javascript", Registry: "npm", List: "npm view @confluentinc/kafka-javascript versions",
 	Oldest: "1.0.0", TooOld: "the 0.x releases were early-access previews, before 1.0.0 made the API the driver speaks stable",
 	Served: npmServed("@confluentinc/kafka-javascript"),
+	Changes: Changes{
+		Compare:   "https://github.com/confluentinc/confluent-kafka-javascript/compare/v%[1]s...v%[2]s",
+		Changelog: "https://github.com/confluentinc/confluent-kafka-javascript/blob/v%[2]s/CHANGELOG.md",
+		Release:   "https://www.npmjs.com/package/@confluentinc/kafka-javascript/v/%s",
+	},
 	At: func(v string) Client {
 		return Client{Family: librdkafkaFamily, Version: "@confluentinc/kafka-javascript " + v, InstalledFrom: "npm",
 			About:   "@confluentinc/kafka-javascript " + v + " from npm, built from source with the librdkafka it bundles, run by the confluent-js driver (producer/confluent-js)",

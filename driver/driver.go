@@ -11,8 +11,8 @@
 // requires, the timers the seed compresses, the tools its preparation
 // runs). Lookup, the --driver help, kconform list, docs/clients.md's client
 // table, docs/timers.md, README's prerequisites and CI's clients job all
-// come from it, and ci/runtimes-up.sh is checked against it
-// (generated_test.go).
+// come from it (written by `go run ./cmd/kconform docs`), and
+// ci/runtimes-up.sh is checked against it (TestRuntimesUpInstallsTheTools).
 //
 // In the flow: cluster -> **traffic** + faults -> history -> verdict ->
 // report. A driver runs a producer client and writes its events.

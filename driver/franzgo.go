@@ -15,6 +15,7 @@ const Reference = "reference"
 // no setting dialect of its own.
 var franzGoFamily = &Family{
 	Name:    FranzGo,
+	Library: "franz-go",
 	Runtime: "nothing: in process",
 	Compressed: []Timer{
 		{"metadata.max.age.ms", "3000", "300000", "the longest a client goes without asking for metadata, against minutes of outage"},

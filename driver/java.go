@@ -24,6 +24,7 @@ const javaMaxInt = "2147483647"
 
 var javaFamily = &Family{
 	Name:    Java,
+	Library: "kafka-clients",
 	Runtime: "a JDK 17 (java and javac) and Maven 3",
 	// javac too: the transactional driver is compiled here, and a JRE
 	// alone would fail only the first transactional run.
@@ -62,7 +63,9 @@ var javaReleases = &Releases{
 	// --broker-list.
 	Oldest: "2.5.0", TooOld: "the java driver runs the release's own VerifiableProducer with --bootstrap-server, which it takes from Kafka 2.5.0 on (KIP-499)",
 	Served: mavenServed("org.apache.kafka:kafka-clients"),
-	At:     func(v string) Client { return javaClient("", v) },
+	// The Java client is Kafka's: its changes are Kafka's release notes.
+	Changes: KafkaChanges,
+	At:      func(v string) Client { return javaClient("", v) },
 }
 
 // javaClient is the Java client of Kafka version, run through that

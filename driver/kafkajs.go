@@ -15,6 +15,7 @@ const KafkaJSVersion = "2.2.4"
 
 var kafkaJSFamily = &Family{
 	Name:     KafkaJS,
+	Library:  "kafkajs",
 	Runtime:  "Node.js 18+ with npm",
 	Tools:    []string{"node", "npm"},
 	Settings: kafkaJSSettings,
@@ -31,6 +32,11 @@ var kafkaJSReleases = &Releases{
 	Name: KafkaJS, Package: "kafkajs", Registry: "npm", List: "npm view kafkajs versions",
 	Oldest: "2.0.0", TooOld: "kconform's KafkaJS driver is written and checked against KafkaJS 2's API (2.0.0 broke 1.x's); 1.x is not driven",
 	Served: npmServed("kafkajs"),
+	Changes: Changes{
+		Compare:   "https://github.com/tulios/kafkajs/compare/v%[1]s...v%[2]s",
+		Changelog: "https://github.com/tulios/kafkajs/blob/v%[2]s/CHANGELOG.md",
+		Release:   "https://github.com/tulios/kafkajs/releases/tag/v%s",
+	},
 	At: func(v string) Client {
 		return Client{Family: kafkaJSFamily, Version: "kafkajs " + v, InstalledFrom: "npm",
 			About:   "KafkaJS " + v + " from npm, run by the kafkajs driver (producer/kafkajs)",

@@ -28,6 +28,7 @@ const (
 
 var librdkafkaFamily = &Family{
 	Name:    Librdkafka,
+	Library: "librdkafka",
 	Runtime: "gcc (cgo)",
 	// cgo's C compiler.
 	Tools:    []string{"gcc"},
@@ -64,6 +65,15 @@ var librdkafkaReleases = &Releases{
 	List:   "go list -m -versions github.com/confluentinc/confluent-kafka-go/v2, and .../confluent-kafka-go for 1.x",
 	Oldest: "1.4.0", TooOld: "confluent-kafka-go bundles librdkafka from v1.4.0 on (older ones link the system's), the first also with the transactional API the driver runs",
 	Served: goProxyServed(confluentKafkaGo),
+	// librdkafka's own changes, and its Go binding's, which kconform
+	// runs it through.
+	Changes: Changes{
+		Compare:        "https://github.com/confluentinc/librdkafka/compare/v%[1]s...v%[2]s",
+		Changelog:      "https://github.com/confluentinc/librdkafka/blob/v%[2]s/CHANGELOG.md",
+		Release:        "https://github.com/confluentinc/librdkafka/releases/tag/v%s",
+		Binding:        "confluent-kafka-go",
+		BindingCompare: "https://github.com/confluentinc/confluent-kafka-go/compare/v%[1]s...v%[2]s",
+	},
 	At: func(v string) Client {
 		return Client{Family: librdkafkaFamily, Version: "librdkafka " + v,
 			About:         "confluent-kafka-go v" + v + " with its bundled librdkafka, from the Go module proxy, run by the librdkafka driver (producer/rdkafka)",
@@ -112,6 +122,11 @@ var rustRdkafkaReleases = &Releases{
 	Name: RustRdkafka, Package: "rdkafka", Registry: "crates.io", List: "cargo info rdkafka, or https://crates.io/crates/rdkafka/versions",
 	Oldest: "0.24.0", TooOld: "rdkafka's transactional API (Producer::init_transactions), which the driver runs, came with 0.24.0",
 	Served: cratesServed("rdkafka"),
+	Changes: Changes{
+		Compare:   "https://github.com/fede1024/rust-rdkafka/compare/v%[1]s...v%[2]s",
+		Changelog: "https://github.com/fede1024/rust-rdkafka/blob/v%[2]s/changelog.md",
+		Release:   "https://crates.io/crates/rdkafka/%s",
+	},
 	At: func(v string) Client {
 		return Client{Family: librdkafkaFamily, Version: "rdkafka " + v,
 			About:   "the Rust crate rdkafka " + v + " from crates.io with the librdkafka its rdkafka-sys bundles, built by cargo, run by the rust-rdkafka driver (producer/rust-rdkafka)",

@@ -132,10 +132,11 @@ func codeList(names []string) string {
 	return "`" + strings.Join(names, "`, `") + "`"
 }
 
-// prerequisitesMarkdown renders README's prerequisites that the registry
-// decides: the runtimes the client drivers need, each with the drivers
-// that need it, and the package registries they are installed from.
-func prerequisitesMarkdown() string {
+// PrerequisitesMarkdown renders README's prerequisites that the registry
+// decides (between its "prerequisites" markers): the runtimes the client
+// drivers need, each with the drivers that need it, and the package
+// registries they are installed from.
+func PrerequisitesMarkdown() string {
 	var runtimes []string
 	needs := map[string][]string{}
 	registries := []string{"the Go module proxy"}

@@ -18,6 +18,7 @@ const PlatformaticVersion = "2.12.1"
 // (defaultBaseOptions) and dist/network/connection.js (defaultOptions).
 var platformaticFamily = &Family{
 	Name:     Platformatic,
+	Library:  "platformatic",
 	Runtime:  "Node.js with npm (older than the 22.22 its engines field asks, it runs on a Node.js 22 from npm)",
 	Tools:    []string{"node", "npm"},
 	Settings: platformaticSettings,
@@ -40,6 +41,12 @@ var platformaticReleases = &Releases{
 	Name: Platformatic, Package: "@platformatic/kafka", Registry: "npm", List: "npm view @platformatic/kafka versions",
 	Oldest: "1.0.0", TooOld: "0.x releases predate its 1.0 API, which the driver speaks",
 	Served: npmServed("@platformatic/kafka"),
+	// Its repository keeps no changelog file: the release pages say what
+	// changed.
+	Changes: Changes{
+		Compare: "https://github.com/platformatic/kafka/compare/v%[1]s...v%[2]s",
+		Release: "https://github.com/platformatic/kafka/releases/tag/v%s",
+	},
 	At: func(v string) Client {
 		c := Client{Family: platformaticFamily, Version: "@platformatic/kafka " + v, InstalledFrom: "npm",
 			About:   "@platformatic/kafka " + v + " from npm, run by the platformatic driver (producer/platformatic)",

@@ -43,6 +43,7 @@ var pythonTools = []string{"python3"}
 
 var aiokafkaFamily = &Family{
 	Name:     AIOKafka,
+	Library:  "aiokafka",
 	Runtime:  pythonRuntime,
 	Tools:    pythonTools,
 	Settings: aiokafkaSettings,
@@ -53,6 +54,7 @@ var aiokafkaFamily = &Family{
 
 var kafkaPythonFamily = &Family{
 	Name:     KafkaPython,
+	Library:  "kafka-python",
 	Runtime:  pythonRuntime,
 	Tools:    pythonTools,
 	Settings: kafkaPythonSettings,
@@ -64,11 +66,12 @@ var kafkaPythonFamily = &Family{
 
 // pythonReleases are the releases of a Python client on PyPI, named name
 // before the @, run by script; oldest and tooOld as in Releases.
-func pythonReleases(name, pkg string, family *Family, script, oldest, tooOld string) *Releases {
+func pythonReleases(name, pkg string, family *Family, script, oldest, tooOld string, changes Changes) *Releases {
 	return &Releases{
 		Name: name, Package: pkg, Registry: "PyPI", List: "pip index versions " + pkg,
 		Oldest: oldest, TooOld: tooOld,
-		Served: pypiServed(pkg),
+		Served:  pypiServed(pkg),
+		Changes: changes,
 		At: func(v string) Client {
 			c := Client{Family: family, Version: name + " " + v, InstalledFrom: "PyPI",
 				About:   pkg + " " + v + " from PyPI in a virtual environment of its own, run by the " + name + " driver (producer/python)",
@@ -83,11 +86,27 @@ func pythonReleases(name, pkg string, family *Family, script, oldest, tooOld str
 
 var (
 	aiokafkaReleases = pythonReleases(AIOKafka, "aiokafka", aiokafkaFamily, "aiokafka_driver.py",
-		"0.5.0", "aiokafka's idempotent and transactional producer (enable_idempotence, transactional_id) came with 0.5.0")
+		"0.5.0", "aiokafka's idempotent and transactional producer (enable_idempotence, transactional_id) came with 0.5.0",
+		Changes{
+			Compare:   "https://github.com/aio-libs/aiokafka/compare/v%[1]s...v%[2]s",
+			Changelog: "https://github.com/aio-libs/aiokafka/blob/v%[2]s/CHANGES.rst",
+			Release:   "https://pypi.org/project/aiokafka/%s/",
+		})
 	kafkaPythonReleases = pythonReleases(KafkaPython, "kafka-python", kafkaPythonFamily, "kafka_python_driver.py",
-		"2.2.0", "kafka-python's idempotent producer (enable_idempotence) and transactions came with 2.2.0; 2.1 and older have neither")
+		"2.2.0", "kafka-python's idempotent producer (enable_idempotence) and transactions came with 2.2.0; 2.1 and older have neither",
+		// kafka-python tags its releases without a v.
+		Changes{
+			Compare:   "https://github.com/dpkp/kafka-python/compare/%[1]s...%[2]s",
+			Changelog: "https://github.com/dpkp/kafka-python/blob/%[2]s/CHANGES.md",
+			Release:   "https://pypi.org/project/kafka-python/%s/",
+		})
 	confluentKafkaPythonReleases = pythonReleases(ConfluentKafkaPython, "confluent-kafka", librdkafkaFamily, "confluent_kafka_driver.py",
-		"1.4.0", "confluent-kafka's transactional API (init_transactions), which the driver runs, came with 1.4.0")
+		"1.4.0", "confluent-kafka's transactional API (init_transactions), which the driver runs, came with 1.4.0",
+		Changes{
+			Compare:   "https://github.com/confluentinc/confluent-kafka-python/compare/v%[1]s...v%[2]s",
+			Changelog: "https://github.com/confluentinc/confluent-kafka-python/blob/v%[2]s/CHANGELOG.md",
+			Release:   "https://pypi.org/project/confluent-kafka/%s/",
+		})
 )
 
 var pythonClients = []Client{

@@ -105,6 +105,42 @@ type Releases struct {
 	// Lookup; its Prepare installs that release and says its version as
 	// installed (Prepared.Version).
 	At func(version string) Client
+	// Changes says where the client's project publishes what changed
+	// between two of its releases, which a bisection's page links
+	// (bisect.Changes); TestRegistry fails on a line without it.
+	Changes Changes
+}
+
+// Changes are the addresses of what changed between two releases of a
+// client (or of Kafka, KafkaChanges), as patterns: %[1]s is the older
+// release, %[2]s the newer, and %s in Release the one release.
+type Changes struct {
+	// Compare is every commit from release %[1]s to %[2]s.
+	Compare string
+	// Changelog is the project's changelog as of release %[2]s (or one
+	// page for every release); "" when it keeps none. ChangelogText names
+	// the link when "the changelog as of <newer>" does not fit.
+	Changelog, ChangelogText string
+	// Release is release %s's own page (its notes, or its registry page),
+	// and ReleaseText, with %s the release, names it when "<NAME> <release>"
+	// does not fit.
+	Release, ReleaseText string
+	// Binding is the binding kconform runs the client through, when it is
+	// released in step with the client and has changes of its own
+	// ("confluent-kafka-go" for librdkafka), and BindingCompare every
+	// commit of it from release %[1]s to %[2]s.
+	Binding, BindingCompare string
+}
+
+// KafkaChanges are Kafka's own releases' changes, which are the Java
+// client's too (it is released with Kafka): a bisection across Kafka
+// versions links them.
+var KafkaChanges = Changes{
+	Compare:       "https://github.com/apache/kafka/compare/%[1]s...%[2]s",
+	Changelog:     "https://kafka.apache.org/documentation/#upgrade",
+	ChangelogText: "Kafka's upgrade notes",
+	Release:       "https://archive.apache.org/dist/kafka/%s/RELEASE_NOTES.html",
+	ReleaseText:   "Kafka %s release notes",
 }
 
 // Family is a client library's setting dialect, shared by the drivers of
@@ -114,6 +150,12 @@ type Family struct {
 	// Name keys a scenario's settings for the family
 	// (scenario.Scenario.ClientSettings, Compressed).
 	Name string
+	// Library is the client library whose settings the family speaks, as
+	// results/settings.json names it (findings.SettingUse.Family): what
+	// is known of people running a finding's setting is looked up under
+	// it ("kafka-clients" for the java family, "librdkafka" for every
+	// binding of librdkafka). TestRegistry fails on a family without it.
+	Library string
 	// Runtime is what the host needs to run its drivers, in words, unless
 	// a client says otherwise (Client.Runtime): README's prerequisites
 	// and docs/clients.md say it.
@@ -220,6 +262,18 @@ func Find(name string) (Client, bool) {
 		}
 	}
 	return Client{}, false
+}
+
+// LibraryOf returns the library whose settings the client called name
+// speaks (Family.Library): name is a built-in driver's name or alias, or
+// NAME@VERSION of one; false for any other client (a user's command line).
+func LibraryOf(name string) (string, bool) {
+	base, _, _ := strings.Cut(name, "@")
+	c, ok := Find(base)
+	if !ok {
+		return "", false
+	}
+	return c.Family.Library, true
 }
 
 // ReleaseLines returns the clients of which NAME@VERSION runs other

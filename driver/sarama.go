@@ -35,6 +35,7 @@ func saramaModule(version string) string {
 
 var saramaFamily = &Family{
 	Name:    Sarama,
+	Library: "sarama",
 	Runtime: "Go (kconform's own toolchain)",
 	// The driver is a Go module of its own, built on first use.
 	Tools:    []string{"go"},
@@ -58,6 +59,14 @@ var saramaReleases = &Releases{
 	List:    "go list -m -versions github.com/IBM/sarama, and github.com/Shopify/sarama before 1.40.0",
 	Oldest:  "1.37.0", TooOld: "sarama's transactional producer (AsyncProducer.BeginTxn), which the driver runs, came with 1.37.0",
 	Served: goProxyServed(saramaModule),
+	// Releases before 1.40.0 are github.com/Shopify/sarama's; the
+	// repository moved with its history and tags, so one address serves
+	// both.
+	Changes: Changes{
+		Compare:   "https://github.com/IBM/sarama/compare/v%[1]s...v%[2]s",
+		Changelog: "https://github.com/IBM/sarama/blob/v%[2]s/CHANGELOG.md",
+		Release:   "https://github.com/IBM/sarama/releases/tag/v%s",
+	},
 	At: func(v string) Client {
 		return Client{Family: saramaFamily, Version: "sarama " + v,
 			About:         saramaModule(v) + " v" + v + " from the Go module proxy, run by the sarama driver (producer/sarama)",

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/internal/artifacts"
 )
 
@@ -18,9 +19,10 @@ const SettingsFile = "settings.json"
 // SettingUse is what public sources say of one setting of one client
 // library at the values the scenarios set.
 type SettingUse struct {
-	// Family is the library ("librdkafka", "kafka-clients",
-	// "kafka-python", "kafkajs", "franz-go", "sarama"); Key the setting as the
-	// records name it; Values those it covers; Default the client's.
+	// Family is the library as the client registry names it
+	// (driver.Family.Library: "librdkafka", "kafka-clients"); Key the
+	// setting as the records name it; Values those it covers; Default the
+	// client's.
 	Family  string   `json:"family"`
 	Key     string   `json:"key"`
 	Values  []string `json:"values"`
@@ -48,16 +50,15 @@ func ReadSettingUses(path string) ([]SettingUse, error) {
 	return out, nil
 }
 
-// family is the library whose settings a record's client speaks: a
-// binding of librdkafka speaks librdkafka's.
+// family is the library whose settings a record's client speaks, as the
+// client registry says (driver.Family.Library: a binding of librdkafka
+// speaks librdkafka's); for a client not built in (a user's command
+// line), the first word of the version it recorded.
 func family(r Record) string {
-	v := r.ClientVersion
-	for _, f := range []string{"librdkafka", "kafka-clients", "kafka-python", "kafkajs", "franz-go", "aiokafka", "platformatic", "sarama"} {
-		if strings.Contains(v, f) {
-			return f
-		}
+	if lib, ok := driver.LibraryOf(r.Client); ok {
+		return lib
 	}
-	first, _, _ := strings.Cut(v, " ")
+	first, _, _ := strings.Cut(r.ClientVersion, " ")
 	return first
 }
 

@@ -1,4 +1,4 @@
-// Code generated from franz-go's kerr table by TestErrorNamesMatchKerr (KCONFORM_UPDATE_DOCS=1 go test ./history); DO NOT EDIT.
+// Code generated from franz-go's kerr table by `go run ./cmd/kconform docs`; DO NOT EDIT.
 
 package history
 

@@ -11,7 +11,7 @@ import (
 // Each scenario is a named constructor in its family's file (seed.go,
 // restarts.go, freeze.go, network.go, requests.go, leadership.go,
 // txn.go); adding one is its constructor there and its line here, then
-// KCONFORM_UPDATE_DOCS=1 go test ./scenario for the pages that list them.
+// go run ./cmd/kconform docs for the pages that list them.
 // Constructors, not values: every caller gets a scenario of its own to
 // change (its maps and slices included).
 var catalogue = []func() Scenario{

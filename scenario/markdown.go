@@ -1,7 +1,7 @@
 package scenario
 
 // The pages generated from the catalogue and the client registry
-// (KCONFORM_UPDATE_DOCS=1 go test ./scenario): docs/timers.md,
+// (go run ./cmd/kconform docs): docs/timers.md,
 // docs/scenarios.md and docs/usage.md's list of scenarios and labels.
 
 import (
@@ -15,7 +15,7 @@ import (
 // docs/timers.md, from the client registry.
 func TimersMarkdown() string {
 	var b strings.Builder
-	b.WriteString("# Compressed timers\n\nGenerated from each client family's timers under `driver/` (`KCONFORM_UPDATE_DOCS=1 go test ./scenario`); do not edit.\n\n")
+	b.WriteString("# Compressed timers\n\nGenerated from each client family's timers under `driver/` by `go run ./cmd/kconform docs`; do not edit.\n\n")
 	fmt.Fprintf(&b, "The seed stands for a %.0f-minute full-cluster outage with %.0f seconds. Each client's timers that scale with the\n", RealSeedDown.Minutes(), SeedDown.Seconds())
 	b.WriteString("outage are shortened to match; a timer that races the broker's own recovery is never shortened.\n")
 	b.WriteString("`kconform run --real-time` runs the real outage with every client's defaults.\n\n")
@@ -38,7 +38,7 @@ func TimersMarkdown() string {
 // the history, and its labels.
 func ScenariosMarkdown() string {
 	var b strings.Builder
-	b.WriteString("# Scenarios\n\nGenerated from the catalogue, one file per family of scenarios under `scenario/` in the order of `scenario/catalogue.go` (`KCONFORM_UPDATE_DOCS=1 go test ./scenario`); do not edit.\n")
+	b.WriteString("# Scenarios\n\nGenerated from the catalogue, one file per family of scenarios under `scenario/` in the order of `scenario/catalogue.go`, by `go run ./cmd/kconform docs`; do not edit.\n")
 	b.WriteString("A run whose history does not show what its fault must achieve is INCONCLUSIVE, never a pass.\n")
 	b.WriteString("After the faults a run watches the client for a 15 s cool-down and, while it has acknowledged nothing since the last fault step, up to the liveness bound (60 s; 2 minutes in the real-time seed and leader-unreachable), so that a slow recovery is told from none.\n")
 	for _, s := range Catalogue() {

@@ -349,7 +349,7 @@ func RuleFor(id CheckID) Rule {
 func RulesMarkdown() string {
 	var b strings.Builder
 	b.WriteString("# kconform's checks\n\n")
-	b.WriteString("<!-- Generated from verify.Rules by `KCONFORM_UPDATE_DOCS=1 go test ./verify`; a test keeps it current. -->\n\n")
+	b.WriteString("<!-- Generated from verify.Rules by `go run ./cmd/kconform docs`; a test keeps it current. -->\n\n")
 	b.WriteString("A verdict's grade is the worst of its findings' grades:\n\n")
 	b.WriteString("| grade | meaning | exit |\n| --- | --- | --- |\n")
 	for _, g := range []struct {

@@ -30,6 +30,7 @@ var commands = map[string]cli.Command{
 	"run":           {Summary: "run one scenario for one driver on one Kafka version (--repeat for flake counts)", Run: runRun},
 	"matrix":        {Summary: "run scenarios x clients x Kafka versions, add the runs to the result records and compare with the expectations", Run: runMatrix},
 	"bisect":        bisectCommand,
+	"docs":          docsCommand,
 	"results":       {Summary: "add saved runs to the result records, and write README's findings summary and results/FINDINGS.md from them", Run: runResults},
 }
 
