@@ -39,7 +39,7 @@ func FaultsMarkdown() string {
 		if not := notOn(f); not != "" {
 			runsOn += " but " + not
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code("chaos."+f.Name()), cell(names(f.Tap), "nothing"), cell(names(f.Proofs), "none of its own"), runsOn)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code("chaos."+f.Name()), cell(listed("wiretap.Tap.", f.Tap), "nothing"), cell(listed("verify.", f.Proofs), "none of its own"), runsOn)
 	}
 	b.WriteString("\n## What each fault stands for, and its limits\n\n")
 	b.WriteString("A finding is believed only if it could happen without kconform, so every step stands for an event of the world\n")
@@ -61,7 +61,7 @@ func FaultsMarkdown() string {
 	b.WriteString("its family's: `node.go`, `tap.go`), with a parser for its text form if the tap alone can apply it, and add its\n")
 	b.WriteString("line to `chaos.FaultTypes`. A new action is a `history.Action` constant and its row in `history/action.go`; a new\n")
 	b.WriteString("tap behaviour a `wiretap.Tap` method, a new proof a `verify.Effect` constructor, each named in the fault's\n")
-	b.WriteString("`Tap` or `Proofs`. Then `KCONFORM_UPDATE_DOCS=1 go test ./chaos`.\n")
+	b.WriteString("`Tap` or `Proofs` (chaos's tests check the names against wiretap and verify). Then `KCONFORM_UPDATE_DOCS=1 go test ./chaos`.\n")
 	return b.String()
 }
 
@@ -81,11 +81,11 @@ func cell(s, none string) string {
 	return s
 }
 
-// names lists functions as code, by the names their packages call them.
-func names(fns []any) string {
+// listed lists names as code, each as its package calls it (prefix).
+func listed(prefix string, names []string) string {
 	var out []string
-	for _, fn := range fns {
-		out = append(out, code(funcName(fn)))
+	for _, n := range names {
+		out = append(out, code(prefix+n))
 	}
 	return strings.Join(out, ", ")
 }
