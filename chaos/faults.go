@@ -47,8 +47,9 @@ type FaultType struct {
 	// Limits says what the step cannot reproduce of that event, or where
 	// it forces what the world would only sometimes do.
 	Limits string
-	// Tap names the wiretap.Tap methods the step acts through ("Hold");
-	// none for a step that needs no tap.
+	// Tap names the wiretap.Tap methods the step acts through ("Hold";
+	// "Apply" for a step whose own wiretap.Rule the tap calls); none for
+	// a step that needs no tap.
 	Tap []string
 	// Proofs name verify's Effect constructors that prove in a history
 	// that the step took effect ("CutWhileProducing"); a scenario states
@@ -89,7 +90,7 @@ const (
 )
 
 // FaultTypes lists every fault step, each defined beside its constructor
-// (node.go, tap.go, upgrade.go). Adding a fault is its file
+// (node.go, tap.go, upgrade.go, delay.go). Adding a fault is its file
 // (constructor and FaultType) and its line here, with its
 // history.Action's constant and row if it records a new one: the tap's
 // parser (Parse), its help (TapCommands), StandsFor and docs/faults.md
@@ -98,7 +99,7 @@ var FaultTypes = []FaultType{
 	killFault, stopFault, startFault, pauseFault, unpauseFault,
 	killAtEndTxnFault, fenceFault, moveLeadersFault, upgradeFault,
 	dropResponsesFault, dropEndTxnResponsesFault, failProducesFault, failProducesUntilNextFault,
-	holdPastEndTxnFault, holdAllPastEndTxnFault, delayFault,
+	holdPastEndTxnFault, holdAllPastEndTxnFault, delayFault, delayRequestsFault,
 	closeFault, closeInFlightFault, blackholeFault, partitionInFlightFault,
 	holdInFlightFault, holdFault, holdEndTxnFault, healFault,
 	idleFault, resumeFault,
@@ -152,10 +153,14 @@ func StandsFor(action history.Action) (stands, limits string, ok bool) {
 // TapCommands documents the text form of the faults, one per line, as
 // `kconform tap` takes them from --fault flags and stdin.
 func TapCommands() string {
+	width := 0
+	for _, f := range FaultTypes {
+		width = max(width, len(f.TextForm()))
+	}
 	var b strings.Builder
 	for _, f := range FaultTypes {
 		if f.Command != "" {
-			fmt.Fprintf(&b, "  %-36s%s\n", f.TextForm(), f.Doc)
+			fmt.Fprintf(&b, "  %-*s  %s\n", width, f.TextForm(), f.Doc)
 		}
 	}
 	b.WriteString("BROKER is a broker's host:port as --brokers names it, or all for every broker.")

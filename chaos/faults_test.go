@@ -147,7 +147,7 @@ func TestTapFaultsRecordTheirActions(t *testing.T) {
 // example fills a row's text form with sample arguments.
 func example(f FaultType) string {
 	samples := map[string]string{"TOPIC": "t", "PARTITION": "0", "[N]": "2", "ERROR": "NOT_LEADER_FOR_PARTITION",
-		"DURATION": "10ms", "BROKER|all": "all"}
+		"DURATION": "10ms", "BROKER|all": "all", "[for": "for", "LASTING]": "20ms"}
 	line := f.Command
 	for _, a := range strings.Fields(f.Args) {
 		line += " " + cmp.Or(samples[a], "1")
