@@ -2,8 +2,6 @@ package chaos
 
 import (
 	"fmt"
-	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -12,21 +10,28 @@ import (
 )
 
 // FaultType is one kind of fault step, all of it in one value beside its
-// constructor: the step, the text form `kconform tap` takes, the history
-// actions it records, the tap behaviour it acts through, the effects that
-// prove it took effect and where it cannot run.
+// constructor, every member typed and read without reflection: the step,
+// the text form `kconform tap` takes and its parser, the history actions
+// it records, the tap behaviour it acts through, the effects that prove
+// it took effect and where it cannot run. chaos imports neither verify
+// nor anything else for the docs: Tap and Proofs are names, which the
+// package's tests check against wiretap's methods and verify's source.
 type FaultType struct {
-	// New is the step's constructor (Kill, Blackhole, ...).
-	New any
+	// Step is the step's constructor as a schedule calls it, with its
+	// parameter types: "Start(Target, time.Duration)". TestFaultsTable
+	// checks it against chaos's source, so a renamed constructor cannot
+	// leave the docs behind.
+	Step string
 	// Command is the first word of the text form; "" for a step only a
 	// schedule takes (node steps need a cluster, which the tap has not).
 	Command string
-	// Args are the text form's arguments as its help prints them; a word
-	// in brackets may be left out.
+	// Args are the text form's arguments as its help prints them; words
+	// in brackets ("[N]", "[for LASTING]") may be left out.
 	Args string
 	// Actions are the history actions this fault owns: no other fault
 	// type owns them, and what a step recorded under one stands for is
-	// this fault's (StandsFor). Each has its row in history's table.
+	// this fault's (StandsFor). Each has its row in history's table,
+	// which says what a step of it does to the faults in force.
 	Actions []history.Action
 	// Also are actions of other fault types the step records too (a
 	// blackhole closes connections first, an upgrade starts nodes).
@@ -42,13 +47,14 @@ type FaultType struct {
 	// Limits says what the step cannot reproduce of that event, or where
 	// it forces what the world would only sometimes do.
 	Limits string
-	// Tap are the wiretap.Tap methods the step acts through, as method
-	// expressions ((*wiretap.Tap).Hold); nil for a step that needs no tap.
-	Tap []any
-	// Proofs are verify's Effect constructors that prove in a history
-	// that the step took effect (verify.CutWhileProducing); a scenario
-	// states its effects with them.
-	Proofs []any
+	// Tap names the wiretap.Tap methods the step acts through ("Hold";
+	// "Apply" for a step whose own wiretap.Rule the tap calls); none for
+	// a step that needs no tap.
+	Tap []string
+	// Proofs name verify's Effect constructors that prove in a history
+	// that the step took effect ("CutWhileProducing"); a scenario states
+	// its effects with them.
+	Proofs []string
 	// NotApplicable says why the step cannot run on a Kafka version in a
 	// mode, or ""; nil where it runs on every version kconform starts.
 	NotApplicable func(version string, mode fixtures.Mode) string
@@ -84,15 +90,16 @@ const (
 )
 
 // FaultTypes lists every fault step, each defined beside its constructor
-// (node.go, tap.go, upgrade.go). Adding a fault is its file (constructor
-// and FaultType) and its line here, with its history.Action's constant
-// and row if it records a new one: the tap's parser (Parse), its help
-// (TapCommands), StandsFor and docs/faults.md are made from this list.
+// (node.go, tap.go, upgrade.go, delay.go). Adding a fault is its file
+// (constructor and FaultType) and its line here, with its
+// history.Action's constant and row if it records a new one: the tap's
+// parser (Parse), its help (TapCommands), StandsFor and docs/faults.md
+// are made from this list.
 var FaultTypes = []FaultType{
 	killFault, stopFault, startFault, pauseFault, unpauseFault,
 	killAtEndTxnFault, fenceFault, moveLeadersFault, upgradeFault,
 	dropResponsesFault, dropEndTxnResponsesFault, failProducesFault, failProducesUntilNextFault,
-	holdPastEndTxnFault, holdAllPastEndTxnFault, delayFault,
+	holdPastEndTxnFault, holdAllPastEndTxnFault, delayFault, delayRequestsFault,
 	closeFault, closeInFlightFault, blackholeFault, partitionInFlightFault,
 	holdInFlightFault, holdFault, holdEndTxnFault, healFault,
 	idleFault, resumeFault,
@@ -101,32 +108,15 @@ var FaultTypes = []FaultType{
 // actions lists a fault type's Actions or Also.
 func actions(a ...history.Action) []history.Action { return a }
 
-// funcs lists a fault type's Tap or Proofs.
-func funcs(f ...any) []any { return f }
+// names lists a fault type's Tap or Proofs.
+func names(n ...string) []string { return n }
 
 // Records are the actions the history may record for the step: its own,
 // then others'.
 func (f FaultType) Records() []history.Action { return slices.Concat(f.Actions, f.Also) }
 
-// Name is the step constructor's name and parameter types, as a schedule
-// calls it ("Start(Target, time.Duration)"): read from New, so a renamed
-// constructor cannot leave the docs behind.
-func (f FaultType) Name() string {
-	t := reflect.TypeOf(f.New)
-	var params []string
-	for i := range t.NumIn() {
-		params = append(params, strings.TrimPrefix(t.In(i).String(), "chaos."))
-	}
-	name := funcName(f.New)
-	return name[strings.Index(name, ".")+1:] + "(" + strings.Join(params, ", ") + ")"
-}
-
-// funcName names a function or method expression as its package calls
-// it: "verify.HeldPast", "wiretap.Tap.Hold".
-func funcName(fn any) string {
-	full := runtime.FuncForPC(reflect.ValueOf(fn).Pointer()).Name()
-	return strings.NewReplacer("(*", "", ")", "").Replace(full[strings.LastIndex(full, "/")+1:])
-}
+// Name is the step's constructor as a schedule calls it (Step).
+func (f FaultType) Name() string { return f.Step }
 
 // TextForm is the fault's text form as its help prints it; "" when it has
 // none.
@@ -163,10 +153,14 @@ func StandsFor(action history.Action) (stands, limits string, ok bool) {
 // TapCommands documents the text form of the faults, one per line, as
 // `kconform tap` takes them from --fault flags and stdin.
 func TapCommands() string {
+	width := 0
+	for _, f := range FaultTypes {
+		width = max(width, len(f.TextForm()))
+	}
 	var b strings.Builder
 	for _, f := range FaultTypes {
 		if f.Command != "" {
-			fmt.Fprintf(&b, "  %-36s%s\n", f.TextForm(), f.Doc)
+			fmt.Fprintf(&b, "  %-*s  %s\n", width, f.TextForm(), f.Doc)
 		}
 	}
 	b.WriteString("BROKER is a broker's host:port as --brokers names it, or all for every broker.")

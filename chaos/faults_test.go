@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -14,20 +15,19 @@ import (
 
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
-	"github.com/kconform/kconform/verify"
 	"github.com/kconform/kconform/wiretap"
 )
 
-// TestFaultsTable: every row is a step constructor with what it records,
-// what it acts on and a doc line; text forms are unique and parse.
+// TestFaultsTable: every row is a step constructor of chaos's, named as
+// a schedule calls it, with what it records, what it acts on and a doc
+// line; text forms are unique and parse.
 func TestFaultsTable(t *testing.T) {
-	step := reflect.TypeFor[Step]()
+	steps := stepConstructors(t)
 	commands := map[string]bool{}
 	for _, f := range FaultTypes {
-		ft := reflect.TypeOf(f.New)
-		if ft == nil || ft.Kind() != reflect.Func || ft.NumOut() != 1 || ft.Out(0) != step {
-			t.Errorf("%v: New must be a step constructor", f.New)
-			continue
+		name, _, _ := strings.Cut(f.Step, "(")
+		if steps[name] != f.Step {
+			t.Errorf("%q: chaos's step constructor %s is %q", f.Step, name, steps[name])
 		}
 		if len(f.Records()) == 0 || f.On == "" || f.Doc == "" || strings.Contains(f.Doc, "\n") {
 			t.Errorf("%s: want Records, On and a one-line Doc", f.Name())
@@ -46,9 +46,55 @@ func TestFaultsTable(t *testing.T) {
 			t.Errorf("%s: %v", f.Name(), err)
 		}
 	}
-	if got := (FaultType{New: Start}).Name(); got != "Start(Target, time.Duration)" {
-		t.Errorf("Name of Start = %q", got)
+	if got := steps["Start"]; got != "Start(Target, time.Duration)" {
+		t.Errorf("Start is read from the source as %q", got)
 	}
+}
+
+// stepConstructors reads chaos's exported functions that return a Step
+// from its source, each as a schedule calls it ("Start(Target,
+// time.Duration)"), by name: what a FaultType's Step must say.
+func stepConstructors(t *testing.T) map[string]string {
+	out := map[string]string{}
+	for _, fn := range exportedFuncs(t, ".") {
+		if r := fn.Type.Results; r == nil || len(r.List) != 1 || types.ExprString(r.List[0].Type) != "Step" || fn.Recv != nil {
+			continue
+		}
+		var params []string
+		for _, p := range fn.Type.Params.List {
+			for range max(1, len(p.Names)) {
+				params = append(params, types.ExprString(p.Type))
+			}
+		}
+		out[fn.Name.Name] = fn.Name.Name + "(" + strings.Join(params, ", ") + ")"
+	}
+	return out
+}
+
+// exportedFuncs parses the exported function declarations of the
+// package in dir, tests left out.
+func exportedFuncs(t *testing.T, dir string) []*ast.FuncDecl {
+	t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	var out []*ast.FuncDecl
+	for _, path := range paths {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.IsExported() {
+				out = append(out, fn)
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no exported functions in %s", dir)
+	}
+	return out
 }
 
 // TestTapFaultsRecordTheirActions: each text form applied to a tap with no
@@ -84,7 +130,7 @@ func TestTapFaultsRecordTheirActions(t *testing.T) {
 // example fills a row's text form with sample arguments.
 func example(f FaultType) string {
 	samples := map[string]string{"TOPIC": "t", "PARTITION": "0", "[N]": "2", "ERROR": "NOT_LEADER_FOR_PARTITION",
-		"DURATION": "10ms", "BROKER|all": "all"}
+		"DURATION": "10ms", "BROKER|all": "all", "[for": "for", "LASTING]": "20ms"}
 	line := f.Command
 	for _, a := range strings.Fields(f.Args) {
 		line += " " + cmp.Or(samples[a], "1")
@@ -159,12 +205,10 @@ func TestEveryTapBehaviourHasAFault(t *testing.T) {
 	named := map[string]bool{}
 	for _, f := range FaultTypes {
 		for _, m := range f.Tap {
-			mt := reflect.TypeOf(m)
-			if mt == nil || mt.Kind() != reflect.Func || mt.NumIn() == 0 || mt.In(0) != tapType {
-				t.Errorf("%s: Tap %v is not a (*wiretap.Tap) method expression", f.Name(), m)
-				continue
+			if _, ok := tapType.MethodByName(m); !ok {
+				t.Errorf("%s: Tap %q is no wiretap.Tap method", f.Name(), m)
 			}
-			named[strings.TrimPrefix(funcName(m), "wiretap.Tap.")] = true
+			named[m] = true
 		}
 	}
 	for i := range tapType.NumMethod() {
@@ -176,22 +220,20 @@ func TestEveryTapBehaviourHasAFault(t *testing.T) {
 }
 
 // Every effect verify can prove is a fault type's proof, and the proofs
-// are Effect constructors: the proof of a fault is found from its entry.
+// name Effect constructors: the proof of a fault is found from its entry.
 func TestEveryProofHasAFault(t *testing.T) {
-	effect := reflect.TypeFor[verify.Effect]()
+	effects := effectConstructors(t)
 	named := map[string]bool{}
 	for _, f := range FaultTypes {
 		for _, p := range f.Proofs {
-			pt := reflect.TypeOf(p)
-			if pt == nil || pt.Kind() != reflect.Func || pt.NumOut() != 1 || pt.Out(0) != effect {
-				t.Errorf("%s: proof %v is not a verify.Effect constructor", f.Name(), p)
-				continue
+			if !slices.Contains(effects, p) {
+				t.Errorf("%s: proof %q is no verify.Effect constructor", f.Name(), p)
 			}
-			named[funcName(p)] = true
+			named[p] = true
 		}
 	}
-	for _, name := range effectConstructors(t) {
-		if !named["verify."+name] {
+	for _, name := range effects {
+		if !named[name] {
 			t.Errorf("verify.%s is no fault type's proof", name)
 		}
 	}
@@ -200,24 +242,10 @@ func TestEveryProofHasAFault(t *testing.T) {
 // effectConstructors reads verify's exported functions that return an
 // Effect from its source: reflection cannot list a package's functions.
 func effectConstructors(t *testing.T) []string {
-	paths, _ := filepath.Glob("../verify/*.go")
 	var out []string
-	for _, path := range paths {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range file.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Recv != nil || !fn.Name.IsExported() || fn.Type.Results == nil || len(fn.Type.Results.List) != 1 {
-				continue
-			}
-			if id, ok := fn.Type.Results.List[0].Type.(*ast.Ident); ok && id.Name == "Effect" {
-				out = append(out, fn.Name.Name)
-			}
+	for _, fn := range exportedFuncs(t, "../verify") {
+		if r := fn.Type.Results; fn.Recv == nil && r != nil && len(r.List) == 1 && types.ExprString(r.List[0].Type) == "Effect" {
+			out = append(out, fn.Name.Name)
 		}
 	}
 	if len(out) == 0 {

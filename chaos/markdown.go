@@ -39,7 +39,7 @@ func FaultsMarkdown() string {
 		if not := notOn(f); not != "" {
 			runsOn += " but " + not
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code("chaos."+f.Name()), cell(names(f.Tap), "nothing"), cell(names(f.Proofs), "none of its own"), runsOn)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code("chaos."+f.Name()), cell(listed("wiretap.Tap.", f.Tap), "nothing"), cell(listed("verify.", f.Proofs), "none of its own"), runsOn)
 	}
 	b.WriteString("\n## What each fault stands for, and its limits\n\n")
 	b.WriteString("A finding is believed only if it could happen without kconform, so every step stands for an event of the world\n")
@@ -57,11 +57,14 @@ func FaultsMarkdown() string {
 	b.WriteString("- `answer-lost`: the broker answered a request that reached it after the client had closed the connection (a delayed\n")
 	b.WriteString("  stream: data, then FIN); the client never got the answer.\n")
 	b.WriteString("- Every connection's close names who closed it (`closed_by`: the client, the broker, or the tap and the step that made it).\n")
-	b.WriteString("\nTo add a fault: write its step constructor and its `chaos.FaultType` beside it (its own file under `chaos/`, or\n")
-	b.WriteString("its family's: `node.go`, `tap.go`), with a parser for its text form if the tap alone can apply it, and add its\n")
-	b.WriteString("line to `chaos.FaultTypes`. A new action is a `history.Action` constant and its row in `history/action.go`; a new\n")
-	b.WriteString("tap behaviour a `wiretap.Tap` method, a new proof a `verify.Effect` constructor, each named in the fault's\n")
-	b.WriteString("`Tap` or `Proofs`. Then `go run ./cmd/kconform docs`.\n")
+	b.WriteString("\nTo add a fault: write its step constructor and its `chaos.FaultType` beside it (its own file under `chaos/`, as\n")
+	b.WriteString("`delay.go` is, or its family's: `node.go`, `tap.go`), with a parser for its text form if the tap alone can apply it, and\n")
+	b.WriteString("add its line to `chaos.FaultTypes`. A tap fault that only shapes the client's requests on their way is a\n")
+	b.WriteString("`wiretap.Rule` in that file, which the tap calls for each request once `wiretap.Tap.Apply` applies it; one that needs\n")
+	b.WriteString("another hook adds it to `wiretap.Rule` and the tap's call of it. A new action is a `history.Action` constant and its\n")
+	b.WriteString("row in `history/action.go` (what a step of it does to the faults in force, which verify reads without chaos), a new\n")
+	b.WriteString("proof a `verify.Effect` constructor; the fault type names its tap methods and proofs (`Tap`, `Proofs`), and chaos's\n")
+	b.WriteString("tests check those names against wiretap and verify. Then `go run ./cmd/kconform docs`.\n")
 	return b.String()
 }
 
@@ -81,11 +84,11 @@ func cell(s, none string) string {
 	return s
 }
 
-// names lists functions as code, by the names their packages call them.
-func names(fns []any) string {
+// listed lists names as code, each as its package calls it (prefix).
+func listed(prefix string, names []string) string {
 	var out []string
-	for _, fn := range fns {
-		out = append(out, code(funcName(fn)))
+	for _, n := range names {
+		out = append(out, code(prefix+n))
 	}
 	return strings.Join(out, ", ")
 }

@@ -12,8 +12,6 @@ import (
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/producer"
-	"github.com/kconform/kconform/verify"
-	"github.com/kconform/kconform/wiretap"
 )
 
 // The node faults: steps on the cluster's nodes (fixtures), recorded by
@@ -69,23 +67,23 @@ func nodeStep(action history.Action, target Target, gap time.Duration, detail st
 	}
 }
 
-var killFault = FaultType{New: Kill, Actions: actions(history.ActionKill), On: OnNodes, Doc: "SIGKILL the nodes",
+var killFault = FaultType{Step: "Kill(Target)", Actions: actions(history.ActionKill), On: OnNodes, Doc: "SIGKILL the nodes",
 	Stands: "a broker or ZooKeeper process dying at once (the OOM killer, kill -9, a crash): its connections are reset, and its address refuses connections until it is back: the tap stops listening for it (`refuse`) and listens again once it answers ApiVersions (`accept`)",
 	Limits: "the container's processes die together, but the host's page cache survives, so writes the broker had not fsynced are kept (a power loss would lose them); a connection the tap accepted in the instant between the kill and the tap hearing of it is reset rather than refused",
-	Tap:    funcs((*wiretap.Tap).Refuse), Proofs: funcs(verify.ProducingAcross)}
+	Tap:    names("Refuse"), Proofs: names("ProducingAcross")}
 
 // Kill SIGKILLs the target's nodes.
 func Kill(t Target) Step { return nodeStep(history.ActionKill, t, 0, "", (*fixtures.Node).Kill) }
 
-var stopFault = FaultType{New: Stop, Actions: actions(history.ActionStop), On: OnNodes, Doc: "stop the nodes gracefully (SIGTERM)",
+var stopFault = FaultType{Step: "Stop(Target)", Actions: actions(history.ActionStop), On: OnNodes, Doc: "stop the nodes gracefully (SIGTERM)",
 	Stands: "a graceful shutdown (SIGTERM: an operator's restart; a broker first moves its leaderships away); its address refuses connections while it is down, as for Kill",
 	Limits: "docker stop's grace period (10 s) ends in SIGKILL, which a slow controlled shutdown may meet",
-	Tap:    funcs((*wiretap.Tap).Refuse), Proofs: funcs(verify.ProducingTo)}
+	Tap:    names("Refuse"), Proofs: names("ProducingTo")}
 
 // Stop stops the target's nodes gracefully.
 func Stop(t Target) Step { return nodeStep(history.ActionStop, t, 0, "", (*fixtures.Node).Stop) }
 
-var startFault = FaultType{New: Start, Actions: actions(history.ActionStart), On: OnNodes, Doc: "start the nodes again, a gap apart",
+var startFault = FaultType{Step: "Start(Target, time.Duration)", Actions: actions(history.ActionStart), On: OnNodes, Doc: "start the nodes again, a gap apart",
 	Stands: "the node coming back on the same address and data, as a restarted process or pod with a persistent volume does",
 	Limits: "a replacement on a new host, address or empty disk is not reproduced"}
 
@@ -94,15 +92,15 @@ func Start(t Target, gap time.Duration) Step {
 	return nodeStep(history.ActionStart, t, gap, "", (*fixtures.Node).Start)
 }
 
-var pauseFault = FaultType{New: Pause, Actions: actions(history.ActionPause), On: OnNodes, Doc: "freeze the nodes (docker pause)",
+var pauseFault = FaultType{Step: "Pause(Target)", Actions: actions(history.ActionPause), On: OnNodes, Doc: "freeze the nodes (docker pause)",
 	Stands: "a process frozen while its host goes on: a long garbage-collection pause, a VM stalled by its hypervisor, SIGSTOP; the kernel still completes TCP handshakes and buffers requests, so clients connect and get no answer, as in the world",
 	Limits: "the whole container freezes at once (ZooKeeper sessions and controller heartbeats too), and its clocks jump at the thaw",
-	Proofs: funcs(verify.CutWhileProducing, verify.UnansweredFor)}
+	Proofs: names("CutWhileProducing", "UnansweredFor")}
 
 // Pause freezes the target's nodes.
 func Pause(t Target) Step { return nodeStep(history.ActionPause, t, 0, "", (*fixtures.Node).Pause) }
 
-var unpauseFault = FaultType{New: Unpause, Actions: actions(history.ActionUnpause), On: OnNodes, Doc: "thaw the nodes",
+var unpauseFault = FaultType{Step: "Unpause(Target)", Actions: actions(history.ActionUnpause), On: OnNodes, Doc: "thaw the nodes",
 	Stands: "the frozen process running again",
 	Limits: "as Pause"}
 
@@ -111,12 +109,12 @@ func Unpause(t Target) Step {
 	return nodeStep(history.ActionUnpause, t, 0, "", (*fixtures.Node).Unpause)
 }
 
-var killAtEndTxnFault = FaultType{New: KillAtEndTxn, Also: actions(history.ActionKill, history.ActionHoldEndTxn), On: OnNodes,
+var killAtEndTxnFault = FaultType{Step: "KillAtEndTxn(Target, time.Duration)", Also: actions(history.ActionKill, history.ActionHoldEndTxn), On: OnNodes,
 	Doc:    "SIGKILL the nodes (a transaction coordinator: CoordinatorOf) at a moment a commit's EndTxn to each is in flight: the tap holds it until the kill, then lets it go to the dead broker",
 	Stands: "a transaction coordinator crashing while a client's commit is on its way: the EndTxn request is delayed in the network (the tap holds it) until the broker is killed, then reaches the dead broker's closed connection",
 	Limits: "the EndTxn never reaches the coordinator, so a crash after the coordinator logged its PrepareCommit is not reproduced; the kill waits for a commit at most its bound, and the history's effect check says whether one was in flight",
-	Tap:    funcs((*wiretap.Tap).HoldEndTxn, (*wiretap.Tap).WaitEndTxnHeld, (*wiretap.Tap).ReleaseEndTxn, (*wiretap.Tap).Refuse),
-	Proofs: funcs(verify.KilledAtEndTxn)}
+	Tap:    names("HoldEndTxn", "WaitEndTxnHeld", "ReleaseEndTxn", "Refuse"),
+	Proofs: names("KilledAtEndTxn")}
 
 // KillAtEndTxn SIGKILLs the target's nodes (a transaction coordinator,
 // CoordinatorOf) at a moment a commit's EndTxn to each is in flight: the
@@ -159,11 +157,11 @@ func KillAtEndTxn(t Target, within time.Duration) Step {
 	}
 }
 
-var fenceFault = FaultType{New: Fence, Actions: actions(history.ActionFence), On: OnTransactionalID,
+var fenceFault = FaultType{Step: "Fence(string, int)", Actions: actions(history.ActionFence), On: OnTransactionalID,
 	Doc:    "another producer takes over the run's transactional id (InitProducerId bumps the epoch: the run's producer fenced, its open transaction aborted) and commits transactions of one record per partition",
 	Stands: "a second instance of the application starting with the same transactional.id (a restarted pod while the old one still runs), which fences the first",
 	Limits: "the fencing producer talks to the brokers directly, not through the tap, so its traffic is not in the wire record",
-	Proofs: funcs(verify.ThawedAfterFence)}
+	Proofs: names("ThawedAfterFence")}
 
 // Fence has another producer take over transactional id txnID ("" is the
 // Env's), on the brokers' own addresses, not through the tap
@@ -208,11 +206,11 @@ func Fence(txnID string, transactions int) Step {
 	}
 }
 
-var moveLeadersFault = FaultType{New: MoveLeaders, Actions: actions(history.ActionMoveLeaders), On: OnTopic,
+var moveLeadersFault = FaultType{Step: "MoveLeaders()", Actions: actions(history.ActionMoveLeaders), On: OnTopic,
 	Doc:    "move every partition's leadership to another broker (replica lists rotated, preferred leaders elected)",
 	Stands: "an operator's or a balancer's partition reassignment with a preferred-leader election (kafka-reassign-partitions, Cruise Control)",
 	Limits: "leadership moves cleanly through the admin API; an unclean election after a leader's loss is not reproduced",
-	Proofs: funcs(verify.LeadershipMoved)}
+	Proofs: names("LeadershipMoved")}
 
 // MoveLeaders moves the leadership of every partition of the Env's topic
 // to another broker: each replica list is rotated by one (the same

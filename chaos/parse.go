@@ -40,12 +40,17 @@ func Parse(line string) (Step, error) {
 }
 
 // arity counts the words a text form's Args asks for: at most all of
-// them, at least those not in brackets.
+// them, at least those not in brackets ("[N]", "[for LASTING]").
 func arity(args string) (least, most int) {
+	optional := false
 	for _, w := range strings.Fields(args) {
 		most++
-		if !strings.HasPrefix(w, "[") {
+		optional = optional || strings.HasPrefix(w, "[")
+		if !optional {
 			least++
+		}
+		if strings.HasSuffix(w, "]") {
+			optional = false
 		}
 	}
 	return least, most

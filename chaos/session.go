@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/kconform/kconform/history"
-	"github.com/kconform/kconform/verify"
 	"github.com/kconform/kconform/wiretap"
 )
 
 // TapSession is the wire tap on its own in front of brokers named by
 // address (kconform tap): faults in the text form (Parse) act on it, at
-// start and while it runs, and its wire history is saved and judged at
-// the end, so a client kconform does not run can be checked too.
+// start and while it runs, and its wire history is saved at the end for
+// the caller to judge (verify), so a client kconform does not run can be
+// checked too.
 type TapSession struct {
 	// Upstreams are the brokers' addresses.
 	Upstreams []string
@@ -40,17 +40,17 @@ type TapSession struct {
 	Ready func(addrs []string)
 }
 
-// TapOutcome is what a tap session recorded and its verdict.
+// TapOutcome is what a tap session recorded.
 type TapOutcome struct {
 	// Requests counts the produce requests on the wire.
 	Requests int
-	// Verdict judges the wire history alone: no topic, client events or
-	// read-back.
-	Verdict *verify.Verdict
+	// History is the wire history saved to Out: the tap's wire and
+	// faults alone, no topic, client events or read-back.
+	History *history.History
 }
 
 // Run runs the session until ctx ends, Duration passes, or Commands ends
-// with CommandsEnd, then writes the wire history to Out and judges it.
+// with CommandsEnd, then writes the wire history to Out.
 func (s TapSession) Run(ctx context.Context) (TapOutcome, error) {
 	opts := []wiretap.Option{wiretap.WithLogf(s.Logf)}
 	if s.Debugf != nil {
@@ -99,7 +99,7 @@ func (s TapSession) Run(ctx context.Context) (TapOutcome, error) {
 	if err := h.WriteFile(s.Out); err != nil {
 		return TapOutcome{}, err
 	}
-	out := TapOutcome{Verdict: verify.Check(h, verify.Options{})}
+	out := TapOutcome{History: h}
 	for _, e := range h.Wire {
 		if e.Kind == history.ProduceRequest {
 			out.Requests++

@@ -80,8 +80,8 @@ func TestTapSession(t *testing.T) {
 			t.Errorf("log %q; want it to say %s", log, want)
 		}
 	}
-	if o.Requests != 0 || o.Verdict == nil {
-		t.Errorf("outcome %+v; want no requests and a verdict", o)
+	if o.Requests != 0 || o.History == nil || !o.History.Tap {
+		t.Errorf("outcome %+v; want no requests and the tap's history", o)
 	}
 	h, _, err := history.ReadFile(out)
 	if err != nil {

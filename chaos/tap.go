@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kconform/kconform/history"
-	"github.com/kconform/kconform/verify"
 	"github.com/kconform/kconform/wiretap"
 )
 
@@ -16,11 +15,11 @@ import (
 // each when it takes effect (its FaultType says as which history.Action),
 // naming brokers broker-N as node faults do.
 
-var dropResponsesFault = FaultType{New: DropResponses, Command: "drop-response", Args: "TOPIC PARTITION [N]", Actions: actions(history.ActionDropResponse), On: OnPartition,
+var dropResponsesFault = FaultType{Step: "DropResponses(string, int32, int)", Command: "drop-response", Args: "TOPIC PARTITION [N]", Actions: actions(history.ActionDropResponse), On: OnPartition,
 	Doc:    "let the next N produce requests for the partition be written, drop the answers",
 	Stands: "an answer lost in the network after the broker wrote the request (a connection reset mid-answer, a NAT or load balancer dropping the connection): the client cannot know whether its batch was written",
 	Limits: "the connection always closes right after the lost answer; a loss that leaves the connection open (the client's request timeout then firing) is not reproduced",
-	Tap:    funcs((*wiretap.Tap).DropResponses), Proofs: funcs(verify.RetriedAfterDrop),
+	Tap:    names("DropResponses"), Proofs: names("RetriedAfterDrop"),
 	parse: func(args []string) (Step, error) {
 		p, err := partition(args[1])
 		if err != nil {
@@ -43,11 +42,11 @@ func DropResponses(topic string, partition int32, n int) Step {
 	}
 }
 
-var dropEndTxnResponsesFault = FaultType{New: DropEndTxnResponses, Command: "drop-endtxn", Args: "[N]", Actions: actions(history.ActionDropEndTxnResponse), On: OnEndTxn,
+var dropEndTxnResponsesFault = FaultType{Step: "DropEndTxnResponses(int)", Command: "drop-endtxn", Args: "[N]", Actions: actions(history.ActionDropEndTxnResponse), On: OnEndTxn,
 	Doc:    "let the transaction coordinator take the next N commits (EndTxn), drop each answer that says it took one (NONE), closing the connection",
 	Stands: "as DropResponses, for a commit: the coordinator took it, and the answer is lost with its connection",
 	Limits: "as DropResponses",
-	Tap:    funcs((*wiretap.Tap).DropEndTxnResponses), Proofs: funcs(verify.CommitAnswerLost),
+	Tap:    names("DropEndTxnResponses"), Proofs: names("CommitAnswerLost"),
 	parse: func(args []string) (Step, error) {
 		n, err := count(args, 0)
 		if err != nil {
@@ -68,11 +67,11 @@ func DropEndTxnResponses(n int) Step {
 	}
 }
 
-var failProducesFault = FaultType{New: FailProduces, Command: "fail", Args: "TOPIC PARTITION ERROR [N]", Actions: actions(history.ActionErrorCode), On: OnPartition,
+var failProducesFault = FaultType{Step: "FailProduces(string, int32, int16, int)", Command: "fail", Args: "TOPIC PARTITION ERROR [N]", Actions: actions(history.ActionErrorCode), On: OnPartition,
 	Doc:    "answer the next N produce requests for the partition with ERROR (NOT_LEADER_FOR_PARTITION, 45, ...)",
 	Stands: "a broker answering a produce request with an error it gives without writing (NOT_LEADER_OR_FOLLOWER during a leader change, UNKNOWN_TOPIC_OR_PARTITION before it has taken a partition up)",
 	Limits: "the tap answers for the broker, so the request never reaches it and the broker's producer state is untouched; only errors a broker gives before appending stand for something real (not NOT_ENOUGH_REPLICAS_AFTER_APPEND)",
-	Tap:    funcs((*wiretap.Tap).FailProduces),
+	Tap:    names("FailProduces"),
 	parse:  parseFail(FailProduces)}
 
 // FailProduces has the tap answer the next n produce requests for a
@@ -85,11 +84,11 @@ func FailProduces(topic string, partition int32, code int16, n int) Step {
 	}
 }
 
-var failProducesUntilNextFault = FaultType{New: FailProducesUntilNext, Command: "fail-held", Args: "TOPIC PARTITION ERROR [N]", Also: actions(history.ActionErrorCode), On: OnPartition,
+var failProducesUntilNextFault = FaultType{Step: "FailProducesUntilNext(string, int32, int16, int)", Command: "fail-held", Args: "TOPIC PARTITION ERROR [N]", Also: actions(history.ActionErrorCode), On: OnPartition,
 	Doc:    "as fail, but each answer is held until the client has sent its next request for the partition (at most 5 s)",
 	Stands: "a broker that has not yet taken a partition up answering UNKNOWN_TOPIC_OR_PARTITION during start-up, the answer delayed in the network until the client's next request for the partition is on the wire (a client that pipelines requests)",
 	Limits: "it forces the order: the answer waits for the next request (5 s at most), which the world gives only sometimes; a finding that rests on it says so, and its rate in the world is lower",
-	Tap:    funcs((*wiretap.Tap).FailProducesUntilNext), Proofs: funcs(verify.FailedBeforeNext),
+	Tap:    names("FailProducesUntilNext"), Proofs: names("FailedBeforeNext"),
 	parse: parseFail(FailProducesUntilNext)}
 
 // FailProducesUntilNext is FailProduces with each error's answer held
@@ -103,11 +102,11 @@ func FailProducesUntilNext(topic string, partition int32, code int16, n int) Ste
 	}
 }
 
-var holdPastEndTxnFault = FaultType{New: HoldPastEndTxn, Command: "hold-past-endtxn", Args: "TOPIC PARTITION", Actions: actions(history.ActionHoldPastEndTxn, history.ActionForwardHeld), On: OnPartition,
+var holdPastEndTxnFault = FaultType{Step: "HoldPastEndTxn(string, int32)", Command: "hold-past-endtxn", Args: "TOPIC PARTITION", Actions: actions(history.ActionHoldPastEndTxn, history.ActionForwardHeld), On: OnPartition,
 	Doc:    "hold the next produce request with a transactional batch for the partition, unanswered and not passed on, until its producer's EndTxn is answered; then pass it on (KAFKA-17754)",
 	Stands: "a produce request delayed in the network (retransmissions on a congested path) until its transaction has ended: it reaches the broker late on its own connection, the connection's later requests behind it, and the client's close after them if the client closed (data, then FIN)",
 	Limits: "the delay is as long as the transaction takes to end, longer than most networks delay a segment; a request whose connection the tap or the broker closed is never delivered, and nothing is replayed on another connection",
-	Tap:    funcs((*wiretap.Tap).HoldPastEndTxn), Proofs: funcs(verify.ForwardedAfterEndTxn),
+	Tap:    names("HoldPastEndTxn"), Proofs: names("ForwardedAfterEndTxn"),
 	parse: func(args []string) (Step, error) {
 		p, err := partition(args[1])
 		if err != nil {
@@ -128,11 +127,11 @@ func HoldPastEndTxn(topic string, partition int32) Step {
 	}
 }
 
-var holdAllPastEndTxnFault = FaultType{New: HoldAllPastEndTxn, Command: "hold-all-past-endtxn", Args: "TOPIC PARTITION DURATION", Also: actions(history.ActionHoldPastEndTxn, history.ActionForwardHeld), On: OnPartition,
+var holdAllPastEndTxnFault = FaultType{Step: "HoldAllPastEndTxn(string, int32, time.Duration)", Command: "hold-all-past-endtxn", Args: "TOPIC PARTITION DURATION", Also: actions(history.ActionHoldPastEndTxn, history.ActionForwardHeld), On: OnPartition,
 	Doc:    "as hold-past-endtxn, for every produce request of the first producer it meets (its retries too) until that producer's EndTxn is answered, so the producer must abort; then pass them on in order, or DURATION after the first hold (KAFKA-17754)",
 	Stands: "as HoldPastEndTxn, for every request of the producer's batch (its retries too), so that the producer gives up on it and aborts before the requests arrive (KAFKA-17754's sequence)",
 	Limits: "as HoldPastEndTxn; a producer that never gives up on a batch (franz-go) gets the requests through at the bound, and the scenario's effect does not show",
-	Tap:    funcs((*wiretap.Tap).HoldAllPastEndTxn), Proofs: funcs(verify.ForwardedAfterAbort),
+	Tap:    names("HoldAllPastEndTxn"), Proofs: names("ForwardedAfterAbort"),
 	parse: func(args []string) (Step, error) {
 		p, err := partition(args[1])
 		if err != nil {
@@ -158,11 +157,11 @@ func HoldAllPastEndTxn(topic string, partition int32, bound time.Duration) Step 
 	}
 }
 
-var delayFault = FaultType{New: Delay, Command: "delay", Args: "DURATION", Actions: actions(history.ActionDelay), Also: actions(history.ActionHeal), On: OnTap,
+var delayFault = FaultType{Step: "Delay(time.Duration)", Command: "delay", Args: "DURATION", Actions: actions(history.ActionDelay), Also: actions(history.ActionHeal), On: OnTap,
 	Doc:    "hold every answer for DURATION (0 ends it, recorded as a heal)",
 	Stands: "a slow path from the brokers: every answer arrives late (a congested link, a broker's slow disk)",
 	Limits: "every answer is delayed alike, requests are not",
-	Tap:    funcs((*wiretap.Tap).Delay),
+	Tap:    names("Delay"),
 	parse: func(args []string) (Step, error) {
 		d, err := time.ParseDuration(args[0])
 		if err != nil || d < 0 {
@@ -180,11 +179,11 @@ func Delay(d time.Duration) Step {
 	}
 }
 
-var closeFault = FaultType{New: Close, Command: "close", Args: "BROKER|all", Actions: actions(history.ActionCloseConnections), On: OnBrokers,
+var closeFault = FaultType{Step: "Close(Target)", Command: "close", Args: "BROKER|all", Actions: actions(history.ActionCloseConnections), On: OnBrokers,
 	Doc:    "close the client connections to a broker; clients reconnect at once",
 	Stands: "a broker or a middlebox closing the client's connections (connections.max.idle.ms, a load balancer's restart): the client reconnects",
 	Limits: "the tap closes with a FIN; a reset (RST) is not reproduced",
-	Tap:    funcs((*wiretap.Tap).CloseConnections),
+	Tap:    names("CloseConnections"),
 	parse:  func(args []string) (Step, error) { return Close(brokers(args[0])), nil }}
 
 // Close has the tap close every client connection to the target's
@@ -196,11 +195,11 @@ func Close(t Target) Step {
 	})
 }
 
-var closeInFlightFault = FaultType{New: CloseInFlight, Also: actions(history.ActionCloseConnections), On: OnBrokers,
+var closeInFlightFault = FaultType{Step: "CloseInFlight(Target, time.Duration)", Also: actions(history.ActionCloseConnections), On: OnBrokers,
 	Doc:    "close the client connections to a broker at a moment a produce request to it is in flight",
 	Stands: "a connection lost while a produce request is on it: the request may or may not have been written",
 	Limits: "as Close",
-	Tap:    funcs((*wiretap.Tap).CloseInFlight), Proofs: funcs(verify.ClosedInFlight)}
+	Tap:    names("CloseInFlight"), Proofs: names("ClosedInFlight")}
 
 // CloseInFlight has the tap close every client connection to the target's
 // brokers at a moment a produce request to each is in flight (waiting at
@@ -213,11 +212,11 @@ func CloseInFlight(t Target, within time.Duration) Step {
 	})
 }
 
-var blackholeFault = FaultType{New: Blackhole, Command: "blackhole", Args: "BROKER|all", Actions: actions(history.ActionBlackhole), Also: actions(history.ActionCloseConnections), On: OnBrokers,
+var blackholeFault = FaultType{Step: "Blackhole(Target)", Command: "blackhole", Args: "BROKER|all", Actions: actions(history.ActionBlackhole), Also: actions(history.ActionCloseConnections), On: OnBrokers,
 	Doc:    "close the client connections to a broker, then pass nothing either way until heal",
 	Stands: "a network partition between the client and a broker, the client's open connections lost at its start",
 	Limits: "the tap still accepts new connections (loopback completes the handshake) and holds them, where a real partition would leave the client's SYN unanswered; what the tap held is delivered at the heal, as TCP's retransmissions would",
-	Tap:    funcs((*wiretap.Tap).Blackhole, (*wiretap.Tap).CloseConnections), Proofs: funcs(verify.CutWhileProducing, verify.UnansweredFor),
+	Tap:    names("Blackhole", "CloseConnections"), Proofs: names("CutWhileProducing", "UnansweredFor"),
 	parse: func(args []string) (Step, error) { return Blackhole(brokers(args[0])), nil }}
 
 // Blackhole cuts the client off from the target's brokers until Heal: open
@@ -233,11 +232,11 @@ func Blackhole(t Target) Step {
 	})
 }
 
-var partitionInFlightFault = FaultType{New: PartitionInFlight, Also: actions(history.ActionBlackhole), On: OnBrokers,
+var partitionInFlightFault = FaultType{Step: "PartitionInFlight(Target, time.Duration)", Also: actions(history.ActionBlackhole), On: OnBrokers,
 	Doc:    "at a moment a produce request to a broker is in flight, pass nothing either way until heal, connections left open (a network partition on a busy wire)",
 	Stands: "a network partition that begins while a request is on the wire, connections left open (a busy wire cut)",
 	Limits: "as Blackhole",
-	Tap:    funcs((*wiretap.Tap).BlackholeInFlight), Proofs: funcs(verify.CutWhileProducing, verify.UnansweredFor)}
+	Tap:    names("BlackholeInFlight"), Proofs: names("CutWhileProducing", "UnansweredFor")}
 
 // PartitionInFlight cuts the client off from the target's brokers as a
 // network partition that begins while a produce request is on the wire:
@@ -251,11 +250,11 @@ func PartitionInFlight(t Target, within time.Duration) Step {
 	})
 }
 
-var holdFault = FaultType{New: Hold, Command: "hold", Args: "BROKER|all", Actions: actions(history.ActionHold), On: OnBrokers,
+var holdFault = FaultType{Step: "Hold(Target)", Command: "hold", Args: "BROKER|all", Actions: actions(history.ActionHold), On: OnBrokers,
 	Doc:    "stop passing requests on to a broker (earlier ones are still answered) until heal",
 	Stands: "the client's requests to a broker delayed in the network, one way, while answers still flow",
 	Limits: "the delay lasts until the heal, however long; a real network's retransmissions would end the connection sooner",
-	Tap:    funcs((*wiretap.Tap).Hold), Proofs: funcs(verify.HeldPast),
+	Tap:    names("Hold"), Proofs: names("HeldPast"),
 	parse: func(args []string) (Step, error) { return Hold(brokers(args[0])), nil }}
 
 // Hold stops the tap passing the target brokers' requests on, without
@@ -264,11 +263,11 @@ func Hold(t Target) Step {
 	return tapFault("hold", t, (*wiretap.Tap).Hold)
 }
 
-var holdInFlightFault = FaultType{New: HoldInFlight, Also: actions(history.ActionHold), On: OnBrokers,
+var holdInFlightFault = FaultType{Step: "HoldInFlight(Target, time.Duration)", Also: actions(history.ActionHold), On: OnBrokers,
 	Doc:    "at a moment a produce request to one of the brokers is in flight, stop passing requests on to all of them until heal (the producer frozen, as the brokers see it, with a transaction open)",
 	Stands: "the client frozen as the brokers see it (a garbage-collection pause, SIGSTOP) with a request of an open transaction on the wire: the brokers hear nothing more from it",
 	Limits: "the client itself is not frozen: its timers run and answers to what it sent before still reach it",
-	Tap:    funcs((*wiretap.Tap).HoldInFlight), Proofs: funcs(verify.ThawedAfterFence)}
+	Tap:    names("HoldInFlight"), Proofs: names("ThawedAfterFence")}
 
 // HoldInFlight stops the tap passing requests on to the target's brokers,
 // as Hold does, from a moment a produce request to one of them is in
@@ -279,11 +278,11 @@ func HoldInFlight(t Target, within time.Duration) Step {
 	return inFlightFault("hold", "held", t, within, true, (*wiretap.Tap).HoldInFlight)
 }
 
-var holdEndTxnFault = FaultType{New: HoldEndTxn, Command: "hold-endtxn", Args: "BROKER|all", Actions: actions(history.ActionHoldEndTxn), On: OnBrokers,
+var holdEndTxnFault = FaultType{Step: "HoldEndTxn(Target)", Command: "hold-endtxn", Args: "BROKER|all", Actions: actions(history.ActionHoldEndTxn), On: OnBrokers,
 	Doc:    "stop passing commits' EndTxn requests on to a broker, the transaction coordinator (other requests go on), until heal",
 	Stands: "a commit's EndTxn request delayed in the network on its way to the coordinator, other traffic flowing",
 	Limits: "as Hold",
-	Tap:    funcs((*wiretap.Tap).HoldEndTxn),
+	Tap:    names("HoldEndTxn"),
 	parse:  func(args []string) (Step, error) { return HoldEndTxn(brokers(args[0])), nil }}
 
 // HoldEndTxn stops the tap passing commits' EndTxn requests on to the
@@ -343,11 +342,11 @@ func inFlightFault(name, done string, t Target, within time.Duration, together b
 	}
 }
 
-var healFault = FaultType{New: Heal, Command: "heal", Actions: actions(history.ActionHeal), On: OnTap,
+var healFault = FaultType{Step: "Heal()", Command: "heal", Actions: actions(history.ActionHeal), On: OnTap,
 	Doc:    "end blackholes, holds (of EndTxns too) and delays, drop unused rules",
 	Stands: "the network path restored: what it held is delivered, in order",
 	Limits: "held requests are delivered at once, not paced as TCP's retransmissions would",
-	Tap:    funcs((*wiretap.Tap).Heal),
+	Tap:    names("Heal"),
 	parse:  func([]string) (Step, error) { return Heal(), nil }}
 
 // Heal ends every tap fault.

@@ -5,16 +5,15 @@ import (
 	"errors"
 
 	"github.com/kconform/kconform/history"
-	"github.com/kconform/kconform/verify"
 )
 
-var idleFault = FaultType{New: Idle, Actions: actions(history.ActionIdle), On: OnApplication,
+var idleFault = FaultType{Step: "Idle()", Actions: actions(history.ActionIdle), On: OnApplication,
 	Doc:    "the application stops sending records and keeps its producer open",
 	Stands: "an application with nothing to send for a while (between bursts of traffic, overnight), its producer left open: librdkafka #3584's reporter sent nothing through the outage",
 	Limits: "the application's sends stop at once; records already handed to the client go on",
-	Proofs: funcs(verify.IdleAcross)}
+	Proofs: names("IdleAcross")}
 
-var resumeFault = FaultType{New: Resume, Actions: actions(history.ActionResume), On: OnApplication,
+var resumeFault = FaultType{Step: "Resume()", Actions: actions(history.ActionResume), On: OnApplication,
 	Doc:    "the application sends records again, at the workload's rate",
 	Stands: "an application's traffic coming back after a quiet time",
 	Limits: "the sends resume at once at the full rate"}

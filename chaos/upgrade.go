@@ -10,14 +10,13 @@ import (
 
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
-	"github.com/kconform/kconform/verify"
 )
 
-var upgradeFault = FaultType{New: Upgrade, Actions: actions(history.ActionUpgrade, history.ActionRestart, history.ActionFinalize), Also: actions(history.ActionStart), On: OnCluster,
+var upgradeFault = FaultType{Step: "Upgrade(time.Duration)", Actions: actions(history.ActionUpgrade, history.ActionRestart, history.ActionFinalize), Also: actions(history.ActionStart), On: OnCluster,
 	Doc:    "roll every broker, then the controller, onto the next Kafka release with its data, and finalize the upgrade",
 	Stands: "an operator's rolling upgrade onto the next release, one node at a time, waiting for the replicas to catch up",
 	Limits: "only the release and the pinned protocol version change; a rollback is not reproduced",
-	Proofs: funcs(verify.ProducingAcross), NotApplicable: UpgradeNotApplicable}
+	Proofs: names("ProducingAcross"), NotApplicable: UpgradeNotApplicable}
 
 // UpgradeNotApplicable says why Upgrade cannot run on version in mode:
 // fixtures cannot plan the upgrade operators would make from it. A

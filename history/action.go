@@ -54,6 +54,10 @@ const (
 	ActionErrorCode Action = "error-code"
 	// ActionDelay: the tap holds every answer for a while.
 	ActionDelay Action = "delay"
+	// ActionDelayRequests: the tap delays every request the client sends
+	// to a broker by a fixed time (the fault's detail), one way: answers
+	// are not delayed, nothing is dropped.
+	ActionDelayRequests Action = "delay-requests"
 	// ActionCloseConnections: the tap closed the client connections to a
 	// broker.
 	ActionCloseConnections Action = "close-connections"
@@ -144,8 +148,11 @@ var meanings = map[Action]meaning{
 	ActionDropResponse:       {},
 	ActionDropEndTxnResponse: {},
 	ActionErrorCode:          {},
-	// Any heal ends a delay, Delay(0)'s too.
-	ActionDelay:            {withholds: true, endedBy: func(g, _ Fault) bool { return g.Action == ActionHeal }},
+	// A heal of every tap fault ends a delay, and so does Delay(0)'s.
+	ActionDelay: {withholds: true, endedBy: func(g, f Fault) bool { return healAll(g, f) || g.Action == ActionHeal && g.Target == "delay" }},
+	// A heal of every tap fault ends it, or its own end, a heal of its
+	// broker.
+	ActionDelayRequests:    {withholds: true, endedBy: func(g, f Fault) bool { return healAll(g, f) || sameTarget(ActionHeal)(g, f) }},
 	ActionCloseConnections: {},
 	ActionBlackhole:        {withholds: true, endedBy: healAll},
 	ActionHold:             {withholds: true, endedBy: healAll},

@@ -28,6 +28,11 @@ func TestWithheldAtEnd(t *testing.T) {
 		{"a blackhole healed", []Fault{step(ActionBlackhole, "broker-1"), step(ActionHeal, "all")}, nil},
 		{"a blackhole, only the delay healed", []Fault{step(ActionBlackhole, "broker-1"), step(ActionDelay, "all"), step(ActionHeal, "delay")}, []Action{ActionBlackhole}},
 		{"a blackhole healed, then a hold", []Fault{step(ActionBlackhole, "broker-1"), step(ActionHeal, "all"), step(ActionHold, "all")}, []Action{ActionHold}},
+		{"a broker's requests delayed until the delay's own end", []Fault{step(ActionDelayRequests, "broker-1"), step(ActionHeal, "broker-1")}, nil},
+		{"a broker's requests delayed, another's delay ended", []Fault{step(ActionDelayRequests, "broker-1"), step(ActionHeal, "broker-2")}, []Action{ActionDelayRequests}},
+		{"a broker's requests delayed, every fault healed", []Fault{step(ActionDelayRequests, "broker-1"), step(ActionHeal, "all")}, nil},
+		{"every answer delayed, a broker's delay ended", []Fault{step(ActionDelay, "all"), step(ActionHeal, "broker-1")}, []Action{ActionDelay}},
+		{"every answer delayed, then delay 0", []Fault{step(ActionDelay, "all"), step(ActionHeal, "delay")}, nil},
 		{"an EndTxn held until its coordinator's kill", []Fault{step(ActionHoldEndTxn, "broker-3"), step(ActionKill, "broker-3"), step(ActionStart, "broker-3")}, nil},
 	}
 	for _, tc := range cases {

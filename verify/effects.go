@@ -300,6 +300,58 @@ func HeldPast(action history.Action, d time.Duration) Effect {
 	}
 }
 
+// RequestsDelayed: a produce request the client sent to a broker while a
+// "delay-requests" step was in force on it was answered, at least d after
+// it was sent: the delay met the client's traffic, and what it delayed
+// still reached the broker. The step ends at a heal of every tap fault or
+// of its broker (its own end); a request sent after that proves nothing.
+func RequestsDelayed(d time.Duration) Effect {
+	action := history.ActionDelayRequests
+	return Effect{
+		Requirement: fmt.Sprintf("a produce request sent to a broker while %q was in force on it was answered, at least %s after it was sent", action, d),
+		prove: func(h *history.History) (string, bool) {
+			xs := h.Exchanges()
+			sent, slowest := 0, time.Duration(-1)
+			for i, f := range h.Faults {
+				victim := brokerOf(f)
+				if f.Action != action || victim < 0 {
+					continue
+				}
+				end := time.Now().AddDate(100, 0, 0)
+				for _, g := range h.Faults[i+1:] {
+					if g.Action == history.ActionHeal && (g.Target == "all" || g.Target == f.Target) {
+						end = g.Time
+						break
+					}
+				}
+				for _, y := range xs {
+					q := y.Request
+					if q.Broker != victim || !hasTopic(q, h.Topic) || q.Time.Before(f.Time) || !q.Time.Before(end) {
+						continue
+					}
+					sent++
+					if y.Response == nil {
+						continue
+					}
+					took := y.Response.Time.Sub(q.Time)
+					if took >= d {
+						return fmt.Sprintf("a produce request to broker %d sent %.1f s into %q was answered %.2f s after it was sent",
+							victim, q.Time.Sub(f.Time).Seconds(), f.String(), took.Seconds()), true
+					}
+					slowest = max(slowest, took)
+				}
+			}
+			if sent == 0 {
+				return fmt.Sprintf("no produce request went to a broker while %q was in force on it", action), false
+			}
+			if slowest < 0 {
+				return fmt.Sprintf("%d produce requests went to a broker while %q was in force on it, none answered", sent, action), false
+			}
+			return fmt.Sprintf("%d produce requests went to a broker while %q was in force on it; the slowest answered was answered %.2f s after it was sent, short of %s", sent, action, slowest.Seconds(), d), false
+		},
+	}
+}
+
 // ForwardedAfterEndTxn: the tap held a transactional produce request
 // ("hold-past-endtxn") and passed it on only after its producer's EndTxn
 // had been answered: the request reached the broker after the transaction

@@ -347,14 +347,16 @@ func (t *Tap) mark(upstream string, action history.Action, set func(*listener)) 
 	return nil
 }
 
-// Heal ends every blackhole, hold (of EndTxns too) and delay and drops
-// rules not yet used.
+// Heal ends every blackhole, hold (of EndTxns too), delay and applied
+// Rule, and drops rules not yet used. Requests a Rule delayed are on their
+// way and still arrive when due.
 func (t *Tap) Heal() {
 	t.mu.Lock()
 	for _, l := range t.listeners {
 		l.blackhole = false
 		l.hold = false
 		l.holdEndTxn = false
+		dropRulesLocked(l)
 	}
 	t.delay = 0
 	t.rules = nil

@@ -19,11 +19,12 @@ import (
 
 // fakeBroker answers every frame with a frame holding only its correlation
 // id, and keeps what each connection brought, in order, with "EOF" once
-// the connection's other side closed.
+// the connection's other side closed, and when each came.
 type fakeBroker struct {
 	ln   net.Listener
 	mu   sync.Mutex
 	seen []string
+	at   []time.Time
 }
 
 func startFake(t *testing.T, addr string) *fakeBroker {
@@ -80,7 +81,15 @@ func (f *fakeBroker) serve(c net.Conn) {
 func (f *fakeBroker) note(s string) {
 	f.mu.Lock()
 	f.seen = append(f.seen, s)
+	f.at = append(f.at, time.Now())
 	f.mu.Unlock()
+}
+
+// times returns when each thing in log came.
+func (f *fakeBroker) times() []time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]time.Time(nil), f.at...)
 }
 
 func (f *fakeBroker) log() []string {

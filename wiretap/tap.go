@@ -70,6 +70,9 @@ type listener struct {
 	// requests it held since HoldEndTxn.
 	holdEndTxn  bool
 	heldEndTxns int
+	// rules are the Rules applied to the client's requests to this broker
+	// (Apply), until their time is up or Heal.
+	rules []*applied
 }
 
 // Option configures a Tap.
@@ -187,6 +190,7 @@ func (t *Tap) Close() error {
 	t.closed = true
 	for _, l := range t.listeners {
 		l.ln.Close()
+		dropRulesLocked(l)
 	}
 	for _, c := range t.conns {
 		c.closeWith("tap: the run ended")
@@ -269,6 +273,9 @@ type conn struct {
 	mu      sync.Mutex
 	queue   []*pending // requests awaiting an answer, in the order sent
 	closing sync.Once
+	// closed is closed with the connection: a request delayed on its way
+	// (a Rule) goes nowhere then.
+	closed chan struct{}
 	// closedBy says who closed the connection first (WireEvent.ClosedBy).
 	closedBy string
 	// tail is closed once the last write to the broker that had to wait
@@ -326,6 +333,7 @@ func (c *conn) produceInFlight() bool {
 func (c *conn) closeWith(by string) {
 	c.setClosedBy(by)
 	c.closing.Do(func() {
+		close(c.closed)
 		c.client.Close()
 		c.upstream.Close()
 	})
@@ -388,7 +396,7 @@ func (t *Tap) serve(l *listener, client net.Conn) {
 		return
 	}
 	t.mu.Lock()
-	c := &conn{id: t.nextConn.Add(1), l: l, client: client, upstream: up}
+	c := &conn{id: t.nextConn.Add(1), l: l, client: client, upstream: up, closed: make(chan struct{})}
 	if t.closed {
 		t.mu.Unlock()
 		c.closeWith("tap: the run ended")
@@ -555,14 +563,24 @@ func (t *Tap) fromClient(c *conn) error {
 			}
 			t.enqueue(c, p)
 		}
-		if prev := c.waiting(); prev != nil {
-			// A request held on this connection is still on its way: this
-			// one follows it, as bytes of one TCP stream do.
+		delay := t.delayFor(c.l, Request{Key: h.key, At: now})
+		if prev := c.waiting(); prev != nil || delay > 0 {
+			// A request held or delayed on this connection is still on its
+			// way, or a Rule delays this one: it goes on when due, behind
+			// them, as bytes of one TCP stream do.
 			next := make(chan struct{})
 			c.tail = next
+			due := now.Add(delay)
 			go func(body []byte) {
 				defer close(next)
-				<-prev
+				if prev != nil {
+					<-prev
+				}
+				select {
+				case <-time.After(time.Until(due)):
+				case <-c.closed:
+					return
+				}
 				if _, err := c.upstream.Write(frame(body)); err == nil && p != nil && p.produce != nil {
 					t.releaseHeld(c, p.produce)
 				}

@@ -9,6 +9,7 @@ import (
 	"github.com/kconform/kconform/chaos"
 	"github.com/kconform/kconform/internal/cli"
 	"github.com/kconform/kconform/producer"
+	"github.com/kconform/kconform/verify"
 )
 
 // runProduce runs the bundled idempotent (or, with --transactional-id,
@@ -85,9 +86,11 @@ func runTap(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The wire alone is judged: no topic, client events or read-back.
+	v := verify.Check(o.History, verify.Options{})
 	fmt.Fprintf(os.Stderr, "kconform tap: %d produce requests, %d wire batches recorded in %s; wire verdict: %s\n",
-		o.Requests, o.Verdict.Stats.WireBatches, s.Out, o.Verdict.OneLine())
-	if !o.Verdict.OK(cli.StrictDefault()) {
+		o.Requests, v.Stats.WireBatches, s.Out, v.OneLine())
+	if !v.OK(cli.StrictDefault()) {
 		return cli.ErrFailed
 	}
 	return nil
