@@ -114,8 +114,12 @@ func TestOneCellNamesFolderRecordAndFile(t *testing.T) {
 			k, v, _ := strings.Cut(a, "=")
 			settings = append(settings, artifacts.Setting{Key: k, Value: v, Kind: artifacts.AddedSetting})
 		}
-		run := artifacts.Run{Scenario: s.Name, Client: job.At.Client, Kafka: job.At.Version, Mode: string(job.At.Mode), RunID: "r1", Variant: s.Variant,
-			ClientDefaults: s.ClientDefaults, Settings: settings, Timing: artifacts.TimingOf(settings, s.ClientDefaults)}
+		run := artifacts.Run{
+			Cell:     artifacts.Cell{Scenario: s.Name, Client: job.At.Client, Kafka: job.At.Version, Mode: string(job.At.Mode), Variant: s.Variant, ClientDefaults: s.ClientDefaults},
+			RunID:    "r1",
+			Settings: settings,
+			Timing:   artifacts.TimingOf(settings, s.ClientDefaults),
+		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -339,8 +339,8 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, drv *driver.
 	if killed != nil {
 		h.Killed = &history.Killed{At: killed.At, GraceMS: killed.Grace.Milliseconds()}
 	}
-	run = artifacts.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
-		ClientVersion: drv.Version(), Variant: s.Variant, Transactional: cfg.Transactional(), Features: features, Timing: artifacts.TimingOf(used, s.ClientDefaults), ClientDefaults: s.ClientDefaults, Settings: used, Commit: artifacts.Commit()}
+	run = artifacts.Run{Cell: s.Cell(Coordinates{Version: c.Spec.Version, Mode: c.Spec.Mode, Client: drv.Name}), RunID: cfg.RunID,
+		ClientVersion: drv.Version(), Transactional: cfg.Transactional(), Features: features, Timing: artifacts.TimingOf(used, s.ClientDefaults), Settings: used, Commit: artifacts.Commit()}
 	return h, run, warnings, nil
 }
 
