@@ -108,14 +108,14 @@ func TestOneCellNamesFolderRecordAndFile(t *testing.T) {
 		}
 		root, results := t.TempDir(), t.TempDir()
 		s := job.Scenario
-		dir := s.Dir(scenario.Slot{Coordinates: job.At, Root: root, Suffix: "-run2"})
+		dir := job.Dir(scenario.Slot{Root: root, Suffix: "-run2"})
 		var settings []artifacts.Setting
-		for _, a := range s.AddedList() {
+		for _, a := range job.AddedList() {
 			k, v, _ := strings.Cut(a, "=")
 			settings = append(settings, artifacts.Setting{Key: k, Value: v, Kind: artifacts.AddedSetting})
 		}
 		run := artifacts.Run{
-			Cell:     artifacts.Cell{Scenario: s.Name, Client: job.At.Client, Kafka: job.At.Version, Mode: string(job.At.Mode), Variant: s.Variant, ClientDefaults: s.ClientDefaults},
+			Cell:     job.Cell(),
 			RunID:    "r1",
 			Settings: settings,
 			Timing:   artifacts.TimingOf(settings, s.ClientDefaults),
@@ -136,7 +136,7 @@ func TestOneCellNamesFolderRecordAndFile(t *testing.T) {
 		if err := findings.Write(results, recs); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := os.Stat(s.Cell(job.At).RecordFile(results)); err != nil {
+		if _, err := os.Stat(job.Cell().RecordFile(results)); err != nil {
 			t.Errorf("%s: the record is not at its cell's file: %v", want, err)
 		}
 	}
@@ -146,7 +146,7 @@ func TestOneCellNamesFolderRecordAndFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	dir := job.Scenario.Dir(scenario.Slot{Coordinates: job.At, Root: root, Suffix: "-run3"})
+	dir := job.Dir(scenario.Slot{Root: root, Suffix: "-run3"})
 	if err := artifacts.Failed(dir, os.ErrClosed); err != nil {
 		t.Fatal(err)
 	}
