@@ -82,7 +82,7 @@ func TestPlanLooksEachClientUpOnce(t *testing.T) {
 }
 
 // TestOneCellNamesFolderRecordAndFile: a cell's names come from one place
-// (artifacts.Cell, through Scenario.Cell): the run's folder, the key of
+// (artifacts.Cell, made by scenario.Request.Cell and carried in run.json): the run's folder, the key of
 // the record its import goes to, the job's key, and the record's file
 // under results are one cell's, for a plain cell, real time with added
 // settings, a transaction.version, a transactional workload and
