@@ -195,7 +195,7 @@ func (j *rejudger) recordOfRun(run SavedRun) *findings.Record {
 	}
 	tail := filepath.Join(j.results, "cells", filepath.Join(parts[len(parts)-3:]...)+".json")
 	for i := range j.records {
-		if j.records[i].Cell().RecordFile(j.results) == tail {
+		if j.records[i].RecordFile(j.results) == tail {
 			return &j.records[i]
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
 
@@ -15,23 +16,13 @@ import (
 // for a cell known to be flaky) and, for a non-passing one, the checks of
 // its worst finding. A cell without an expectation is expected to pass.
 type Expectation struct {
-	Client   string         `json:"client"`
-	Kafka    string         `json:"kafka"`
-	Mode     string         `json:"mode"`
-	Scenario string         `json:"scenario"`
-	Variant  string         `json:"variant,omitempty"`
-	Timing   string         `json:"timing,omitempty"`
-	Defaults bool           `json:"client_defaults,omitempty"`
-	Added    []string       `json:"added,omitempty"`
-	Grades   []verify.Grade `json:"grades"`
-	Checks   []string       `json:"checks,omitempty"`
+	// Cell is the cell expected; its fields stay flat in the file.
+	artifacts.Cell
+	Timing string         `json:"timing,omitempty"`
+	Grades []verify.Grade `json:"grades"`
+	Checks []string       `json:"checks,omitempty"`
 	// Why says what the expectation stands for (a client's public issue).
 	Why string `json:"why,omitempty"`
-}
-
-func (e Expectation) key() string {
-	r := Record{Client: e.Client, Kafka: e.Kafka, Mode: e.Mode, Scenario: e.Scenario, Variant: e.Variant, Timing: e.Timing, ClientDefaults: e.Defaults, Added: e.Added}
-	return r.Key()
 }
 
 // ReadExpectations loads an expectations file; a missing file is none.
@@ -52,7 +43,7 @@ func ReadExpectations(path string) ([]Expectation, error) {
 
 // WriteExpectations saves expectations, sorted by cell.
 func WriteExpectations(path string, ex []Expectation) error {
-	slices.SortFunc(ex, func(a, b Expectation) int { return strings.Compare(a.key(), b.key()) })
+	slices.SortFunc(ex, func(a, b Expectation) int { return strings.Compare(a.Key(), b.Key()) })
 	b, err := json.MarshalIndent(ex, "", "  ")
 	if err != nil {
 		return err
@@ -81,7 +72,7 @@ func RewriteExpectations(path string, records []Record, own func(client string) 
 // expected checks. Without an expectation the cell must pass: PASS,
 // INFORMATIONAL, NOT-APPLICABLE, or NON-STRICT unless strict.
 func Differs(r Record, ex []Expectation, strict bool) string {
-	i := slices.IndexFunc(ex, func(e Expectation) bool { return e.key() == r.Key() })
+	i := slices.IndexFunc(ex, func(e Expectation) bool { return e.Key() == r.Key() })
 	if i < 0 {
 		for g := range r.Grades {
 			if !g.Acceptable(strict) && g != verify.NotApplicable {
@@ -139,7 +130,7 @@ func Update(ex []Expectation, records []Record, own func(client string) bool) ([
 			if r.Grades[g] == 0 {
 				continue
 			}
-			i := slices.IndexFunc(ex, func(e Expectation) bool { return e.key() == r.Key() })
+			i := slices.IndexFunc(ex, func(e Expectation) bool { return e.Key() == r.Key() })
 			switch {
 			case own(r.Client) && g == verify.Error:
 				refused = append(refused, fmt.Sprintf("%s: %d %s runs of kconform's own producer (a harness defect: fix its cause)", r.Key(), r.Grades[g], g))
@@ -155,7 +146,7 @@ func Update(ex []Expectation, records []Record, own func(client string) bool) ([
 	}
 	out := slices.Clone(ex)
 	for _, r := range records {
-		e := Expectation{Client: r.Client, Kafka: r.Kafka, Mode: r.Mode, Scenario: r.Scenario, Variant: r.Variant, Timing: r.Timing, Defaults: r.ClientDefaults, Added: r.Added}
+		e := Expectation{Cell: r.Cell, Timing: r.Timing}
 		for _, run := range r.RunList {
 			if !slices.Contains(e.Grades, run.Grade) {
 				e.Grades = append(e.Grades, run.Grade)
@@ -166,7 +157,7 @@ func Update(ex []Expectation, records []Record, own func(client string) bool) ([
 		}
 		slices.Sort(e.Grades)
 		slices.Sort(e.Checks)
-		i := slices.IndexFunc(out, func(x Expectation) bool { return x.key() == e.key() })
+		i := slices.IndexFunc(out, func(x Expectation) bool { return x.Key() == e.Key() })
 		if i >= 0 {
 			e.Why = out[i].Why
 			out[i] = e
@@ -179,7 +170,7 @@ func Update(ex []Expectation, records []Record, own func(client string) bool) ([
 
 // expectationFor returns the expectation of the cell key, or nil.
 func expectationFor(ex []Expectation, key string) *Expectation {
-	if i := slices.IndexFunc(ex, func(e Expectation) bool { return e.key() == key }); i >= 0 {
+	if i := slices.IndexFunc(ex, func(e Expectation) bool { return e.Key() == key }); i >= 0 {
 		return &ex[i]
 	}
 	return nil

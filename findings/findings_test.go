@@ -48,8 +48,13 @@ func TestImportMergeAndExpectations(t *testing.T) {
 	root := t.TempDir()
 	day := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 	seed := func(id string) artifacts.Run {
-		return artifacts.Run{Scenario: "seed", Client: "c", Kafka: "2.8.2", Mode: "zk", RunID: id, Started: day, Timing: artifacts.TimingCompressed,
-			Settings: []artifacts.Setting{{Key: "metadata.max.age.ms", Value: "3000", Kind: artifacts.Compressed, Default: "300000"}}}
+		return artifacts.Run{
+			Cell:     artifacts.Cell{Scenario: "seed", Client: "c", Kafka: "2.8.2", Mode: "zk"},
+			RunID:    id,
+			Started:  day,
+			Timing:   artifacts.TimingCompressed,
+			Settings: []artifacts.Setting{{Key: "metadata.max.age.ms", Value: "3000", Kind: artifacts.Compressed, Default: "300000"}},
+		}
 	}
 	put(t, root, "a/2.8.2-zk/c/seed", seed("r1"), failed(verify.LegalReset, verify.Failed))
 	put(t, root, "a/2.8.2-zk/c/seed-run2", seed("r2"), verify.Verdict{Grade: verify.Pass})
@@ -186,13 +191,13 @@ func TestImportKeepsErrorRunsApart(t *testing.T) {
 // kconform's own producer must have its cause fixed, any other client's
 // cell needs a why first.
 func TestUpdateRefusesUnexplainedErrors(t *testing.T) {
-	r := Record{Client: "c", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", RunList: []Run{{RunID: "1", Grade: verify.Error}, {RunID: "2", Grade: verify.Pass}}}
+	r := Record{Cell: artifacts.Cell{Client: "c", Kafka: "2.8.2", Mode: "zk", Scenario: "seed"}, RunList: []Run{{RunID: "1", Grade: verify.Error}, {RunID: "2", Grade: verify.Pass}}}
 	r.tally()
 	none := func(string) bool { return false }
 	if _, err := Update(nil, []Record{r}, none); err == nil || !strings.Contains(err.Error(), "no why") {
 		t.Fatalf("an ERROR without a why: %v", err)
 	}
-	why := []Expectation{{Client: "c", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", Grades: []verify.Grade{verify.Pass}, Why: "https://example.org/issue/1"}}
+	why := []Expectation{{Cell: artifacts.Cell{Client: "c", Kafka: "2.8.2", Mode: "zk", Scenario: "seed"}, Grades: []verify.Grade{verify.Pass}, Why: "https://example.org/issue/1"}}
 	ex, err := Update(why, []Record{r}, none)
 	if err != nil || len(ex) != 1 || len(ex[0].Grades) != 2 || ex[0].Why == "" {
 		t.Fatalf("an ERROR with a why: %v %+v", err, ex)
@@ -202,7 +207,7 @@ func TestUpdateRefusesUnexplainedErrors(t *testing.T) {
 	}
 	// An own producer's INCONCLUSIVE (a scenario whose condition its code
 	// keeps from arising) needs a why like any other.
-	in := Record{Client: "c", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", RunList: []Run{{RunID: "1", Grade: verify.Inconclusive}}}
+	in := Record{Cell: artifacts.Cell{Client: "c", Kafka: "2.8.2", Mode: "zk", Scenario: "seed"}, RunList: []Run{{RunID: "1", Grade: verify.Inconclusive}}}
 	in.tally()
 	own := func(string) bool { return true }
 	if _, err := Update(nil, []Record{in}, own); err == nil || !strings.Contains(err.Error(), "no why") {
@@ -236,9 +241,13 @@ func TestIssueReport(t *testing.T) {
 	if v.Grade != verify.Failed || v.First(verify.LegalReset) == nil {
 		t.Fatalf("the history must convict a reset: %s", v.Paragraph)
 	}
-	r := Record{Client: "c", ClientVersion: "c 1.0", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", Timing: artifacts.TimingCompressed,
-		Settings: []artifacts.Setting{{Key: "linger.ms", Value: "5", Kind: artifacts.Compressed, Default: "0"}},
-		RunList:  []Run{{RunID: "r", Commit: "abc123+dirty", Grade: verify.Failed, Check: "legal-reset", Evidence: "evidence/2.8.2-zk/c/seed/r.jsonl.gz", First: &Finding{ClientLog: "OUT_OF_ORDER_SEQUENCE_NUMBER, fatal"}}}}
+	r := Record{
+		Cell:          artifacts.Cell{Client: "c", Kafka: "2.8.2", Mode: "zk", Scenario: "seed"},
+		ClientVersion: "c 1.0",
+		Timing:        artifacts.TimingCompressed,
+		Settings:      []artifacts.Setting{{Key: "linger.ms", Value: "5", Kind: artifacts.Compressed, Default: "0"}},
+		RunList:       []Run{{RunID: "r", Commit: "abc123+dirty", Grade: verify.Failed, Check: "legal-reset", Evidence: "evidence/2.8.2-zk/c/seed/r.jsonl.gz", First: &Finding{ClientLog: "OUT_OF_ORDER_SEQUENCE_NUMBER, fatal"}}},
+	}
 	r.tally()
 	run, ok := IssueRun(r)
 	if !ok {
@@ -332,7 +341,7 @@ func TestRerecord(t *testing.T) {
 	root := t.TempDir()
 	day := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 	run := func(id string) artifacts.Run {
-		return artifacts.Run{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk", RunID: id, Started: day, Timing: artifacts.TimingScenarioTimeouts}
+		return artifacts.Run{Cell: artifacts.Cell{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk"}, RunID: id, Started: day, Timing: artifacts.TimingScenarioTimeouts}
 	}
 	put(t, root, "a/2.8.2-zk/c/freeze", run("r1"), failed(verify.Liveness, verify.Failed))
 	put(t, root, "a/2.8.2-zk/c/freeze-run2", run("r2"), verify.Verdict{Grade: verify.Pass})
@@ -373,8 +382,12 @@ func TestRejudgeInOrder(t *testing.T) {
 	for i := range 6 {
 		id := fmt.Sprintf("r%d", i)
 		ids = append(ids, id)
-		put(t, root, fmt.Sprintf("a/2.8.2-zk/c/freeze-run%d", i+1), artifacts.Run{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk", RunID: id,
-			Started: day.Add(time.Duration(i) * time.Minute), Timing: artifacts.TimingScenarioTimeouts}, failed(verify.Liveness, verify.Failed))
+		put(t, root, fmt.Sprintf("a/2.8.2-zk/c/freeze-run%d", i+1), artifacts.Run{
+			Cell:    artifacts.Cell{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk"},
+			RunID:   id,
+			Started: day.Add(time.Duration(i) * time.Minute),
+			Timing:  artifacts.TimingScenarioTimeouts,
+		}, failed(verify.Liveness, verify.Failed))
 	}
 	recs, err := Import(root)
 	if err != nil {
@@ -416,8 +429,12 @@ func TestRejudgeInOrder(t *testing.T) {
 func TestKeepEvery(t *testing.T) {
 	root := t.TempDir()
 	day := time.Date(2026, 12, 5, 10, 0, 0, 0, time.UTC)
-	put(t, root, "a/2.8.2-zk/c/freeze", artifacts.Run{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk", RunID: "p1", Started: day,
-		Timing: artifacts.TimingScenarioTimeouts}, verify.Verdict{Grade: verify.Pass})
+	put(t, root, "a/2.8.2-zk/c/freeze", artifacts.Run{
+		Cell:    artifacts.Cell{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk"},
+		RunID:   "p1",
+		Started: day,
+		Timing:  artifacts.TimingScenarioTimeouts,
+	}, verify.Verdict{Grade: verify.Pass})
 	dir := t.TempDir()
 	recs, err := Import(root)
 	if err != nil {
@@ -452,7 +469,7 @@ func TestKeepEvery(t *testing.T) {
 	if err := os.MkdirAll(failedRun, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	meta := artifacts.Run{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk", RunID: "e1", Started: day.Add(time.Hour), Timing: artifacts.TimingScenarioTimeouts}
+	meta := artifacts.Run{Cell: artifacts.Cell{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk"}, RunID: "e1", Started: day.Add(time.Hour), Timing: artifacts.TimingScenarioTimeouts}
 	if err := meta.WriteFile(filepath.Join(failedRun, artifacts.RunFile)); err != nil {
 		t.Fatal(err)
 	}
@@ -512,8 +529,8 @@ func TestWriteIssuesRemovesStaleReports(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := Record{Kafka: "2.8.2", Mode: "zk", Client: "kafkajs", Scenario: "seed"}
-	paths, removed, err := WriteIssues(out, []Issue{{Record: r, Text: "# a report\n"}, {Record: Record{Kafka: "3.9.1", Mode: "kraft", Client: "c", Scenario: "freeze"}}})
+	r := Record{Cell: artifacts.Cell{Kafka: "2.8.2", Mode: "zk", Client: "kafkajs", Scenario: "seed"}}
+	paths, removed, err := WriteIssues(out, []Issue{{Record: r, Text: "# a report\n"}, {Record: Record{Cell: artifacts.Cell{Kafka: "3.9.1", Mode: "kraft", Client: "c", Scenario: "freeze"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -597,8 +614,12 @@ func TestRerecordKeepsTheClientLog(t *testing.T) {
 	root := t.TempDir()
 	day := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 	for i, id := range []string{"r1", "r2"} {
-		put(t, root, fmt.Sprintf("a/2.8.2-zk/c/freeze-run%d", i+1), artifacts.Run{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk", RunID: id, Started: day,
-			Timing: artifacts.TimingScenarioTimeouts}, failed(verify.Liveness, verify.Failed))
+		put(t, root, fmt.Sprintf("a/2.8.2-zk/c/freeze-run%d", i+1), artifacts.Run{
+			Cell:    artifacts.Cell{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk"},
+			RunID:   id,
+			Started: day,
+			Timing:  artifacts.TimingScenarioTimeouts,
+		}, failed(verify.Liveness, verify.Failed))
 	}
 	recs, err := Import(root)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // cell is a record of client c in scenario s on 2.8.2/zk with runs of the
 // given grades, each breaking the property of check when it is FAILED.
 func cell(c, s, check string, grades ...verify.Grade) Record {
-	r := Record{Client: c, Kafka: "2.8.2", Mode: "zk", Scenario: s, Timing: artifacts.TimingScenarioTimeouts}
+	r := Record{Cell: artifacts.Cell{Client: c, Kafka: "2.8.2", Mode: "zk", Scenario: s}, Timing: artifacts.TimingScenarioTimeouts}
 	for i, g := range grades {
 		run := Run{RunID: s + string(rune('a'+i)), Grade: g, Date: "2026-12-05", Evidence: "e"}
 		if g == verify.Failed {

@@ -292,12 +292,12 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, uses []Setti
 	b.WriteString("\n## Evidence\n\n")
 	if run.Evidence == "" {
 		fmt.Fprintf(&b, "The history of run %s was not kept (the run predates kept evidence): what is above comes from the cell's record `%s`, and the wire exchange and the client's log lines around the finding are not in it. The reproduction command above makes a run that keeps them.\n",
-			run.RunID, filepath.ToSlash(r.file(resultsDir)))
+			run.RunID, filepath.ToSlash(r.RecordFile(resultsDir)))
 		return b.String()
 	}
 	ev := filepath.ToSlash(filepath.Join(resultsDir, run.Evidence))
 	fmt.Fprintf(&b, "The run's whole history (client events, every produce request and answer, the fault steps, the log read back) is `%s`; `kconform verify --history %s` judges it again. The cell's record is `%s`.",
-		ev, ev, filepath.ToSlash(r.file(resultsDir)))
+		ev, ev, filepath.ToSlash(r.RecordFile(resultsDir)))
 	if _, ok := keptLog(resultsDir, run); ok {
 		fmt.Fprintf(&b, " The client's log is `%s`.", filepath.ToSlash(filepath.Join(resultsDir, KeptLog(run))))
 	}

@@ -310,7 +310,7 @@ func evidenceMarkdown(b *strings.Builder, records []Record, notes []Note, cat Ca
 				}
 			}
 		}
-		fmt.Fprintf(&p, " Reproduce: `%s`; record: `%s`.", r.Command(), r.file("results"))
+		fmt.Fprintf(&p, " Reproduce: `%s`; record: `%s`.", r.Command(), r.RecordFile("results"))
 		b.WriteString(wrap(p.String(), "  ") + "\n")
 	}
 }

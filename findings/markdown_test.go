@@ -12,9 +12,9 @@ import (
 // transaction.version) is a cell of its own, shown and run again as such.
 func TestTransactionalGridSection(t *testing.T) {
 	recs := []Record{
-		{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "seed", Grade: verify.Pass, Runs: 3, Passes: 3, Grades: map[verify.Grade]int{verify.Pass: 3}},
-		{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "txn-late-abort", Variant: "tv1", Transactional: true, Grade: verify.Pass, Runs: 3, Passes: 3, Grades: map[verify.Grade]int{verify.Pass: 3}},
-		{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "txn-late-abort", Variant: "tv2", Transactional: true, Grade: verify.Failed, Check: "no-aborted-read", Runs: 3, Passes: 1, Grades: map[verify.Grade]int{verify.Pass: 1, verify.Failed: 2}},
+		{Cell: artifacts.Cell{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "seed"}, Grade: verify.Pass, Runs: 3, Passes: 3, Grades: map[verify.Grade]int{verify.Pass: 3}},
+		{Cell: artifacts.Cell{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "txn-late-abort", Variant: "tv1"}, Transactional: true, Grade: verify.Pass, Runs: 3, Passes: 3, Grades: map[verify.Grade]int{verify.Pass: 3}},
+		{Cell: artifacts.Cell{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "txn-late-abort", Variant: "tv2"}, Transactional: true, Grade: verify.Failed, Check: "no-aborted-read", Runs: 3, Passes: 1, Grades: map[verify.Grade]int{verify.Pass: 1, verify.Failed: 2}},
 	}
 	md := Markdown(recs, nil, Catalogue{Order: []string{"seed", "txn-late-abort"}})
 	i, j := strings.Index(md, "| seed |"), strings.Index(md, "**Transactions.**")
@@ -38,7 +38,7 @@ func TestTransactionalGridSection(t *testing.T) {
 // A cell whose runs had neighbours on the topic is a cell of its own,
 // labelled and run again with them.
 func TestNeighbourCell(t *testing.T) {
-	alone := Record{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", Variant: "transactional", Timing: artifacts.TimingCompressed}
+	alone := Record{Cell: artifacts.Cell{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", Variant: "transactional"}, Timing: artifacts.TimingCompressed}
 	beside := alone
 	beside.Variant = "transactional-neighbour.txn-neighbour.plain"
 	if alone.Key() == beside.Key() {

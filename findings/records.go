@@ -22,28 +22,21 @@ import (
 
 // Record is one cell over its runs.
 type Record struct {
-	Client        string `json:"client"`
+	// Cell is the record's identity (its key, its file, its evidence's
+	// files); its fields stay flat in the record's JSON. Its Variant is
+	// the scenario's variant other than real time ("tv1": a cluster
+	// formatted with transaction.version 1; "transactional"): a cell of
+	// its own.
+	artifacts.Cell
 	ClientVersion string `json:"client_version,omitempty"`
-	Kafka         string `json:"kafka"`
-	Mode          string `json:"mode"`
-	Scenario      string `json:"scenario"`
-	// Variant is the scenario's variant other than real time ("tv1": a
-	// cluster formatted with transaction.version 1; "transactional"): a
-	// cell of its own. Transactional says its driver produced in
-	// transactions: the results grid shows such cells in a section of
-	// their own.
-	Variant       string `json:"variant,omitempty"`
-	Transactional bool   `json:"transactional,omitempty"`
+	// Transactional says its driver produced in transactions: the results
+	// grid shows such cells in a section of their own.
+	Transactional bool `json:"transactional,omitempty"`
 	// Timing is the kind of timing of the runs: artifacts.TimingCompressed,
 	// TimingScenarioTimeouts or TimingDefaults, as their run.json recorded
 	// it (artifacts.Timing; records made before the three kinds are read
 	// with their settings' kind). Pages read it, never work it out.
 	Timing string `json:"timing"`
-	// ClientDefaults: the runs left every client setting at its default
-	// (kconform run --real-time).
-	ClientDefaults bool `json:"client_defaults,omitempty"`
-	// Added are the settings a user added to the runs, as key=value.
-	Added []string `json:"added,omitempty"`
 	// Grade is the worst grade over the runs; Check the check of its
 	// first finding.
 	Grade verify.Grade `json:"grade"`
@@ -132,7 +125,7 @@ func Keeps(g verify.Grade) bool {
 func judged(g verify.Grade) bool { return g != verify.Error && g != verify.NotApplicable }
 
 // EvidencePath is where a run's kept history lives under a results folder.
-func (r *Record) EvidencePath(run Run) string { return r.Cell().EvidenceFile(run.RunID) }
+func (r *Record) EvidencePath(run Run) string { return r.EvidenceFile(run.RunID) }
 
 // KeptLog is where the client's log (driver.log, gzipped) of a run with a
 // kept history is, or would be, beside it: evidence/<key>/<run id>.log.gz,
@@ -166,26 +159,11 @@ type Finding struct {
 	ClientLogAround []string `json:"client_log_around,omitempty"`
 }
 
-// Cell is the record's cell (artifacts.Cell): its key, its file and its
-// evidence's files are the cell's.
-func (r *Record) Cell() artifacts.Cell {
-	return artifacts.Cell{Kafka: r.Kafka, Mode: r.Mode, Client: r.Client, Scenario: r.Scenario, Variant: r.Variant, ClientDefaults: r.ClientDefaults, Added: r.Added}
-}
-
-// Key names a record's cell (artifacts.Cell.Key):
-// <kafka>-<mode>/<client>/<scenario>, then its variant, "-real-time" for
-// runs with the client's defaults (and a real outage) and "-added-..." for
-// settings a user added.
-func (r *Record) Key() string { return r.Cell().Key() }
-
 // OtherRelease tells whether a cell's client is another release of a
 // built-in client (NAME@VERSION), as bisections' probes are: such a cell is
 // published across releases and on its bisection's page, not as a client
 // of its own, and its page says why each run counted as it did.
 func OtherRelease(client string) bool { return strings.Contains(client, "@") }
-
-// file is where the record lives under a results folder.
-func (r *Record) file(dir string) string { return r.Cell().RecordFile(dir) }
 
 // Import reads every scenario run under root (any depth, each in a
 // <kafka>-<mode>/<client>/<folder> folder) into records, one per cell.
@@ -230,8 +208,7 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 	if err != nil || !ok {
 		return Record{}, Run{}, false, err
 	}
-	cell := f.Cell()
-	rec := Record{Kafka: cell.Kafka, Mode: cell.Mode, Client: cell.Client, Scenario: cell.Scenario, Variant: cell.Variant, ClientDefaults: cell.ClientDefaults, Added: cell.Added}
+	rec := Record{Cell: f.Cell()}
 	run := Run{Dir: f.Rel, RunID: f.Rel, source: dir}
 	if meta := f.Run; meta != nil {
 		// kconform's own self-tests (the broken producer, the garbage
@@ -640,7 +617,7 @@ func Write(dir string, records []Record) error {
 				}
 			}
 		}
-		path := r.file(dir)
+		path := r.RecordFile(dir)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}

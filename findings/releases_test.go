@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"github.com/kconform/kconform/internal/artifacts"
 	"strings"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 // and a scenario only one release ran is left out.
 func TestReleasesShowOneClientAcrossItsReleases(t *testing.T) {
 	rec := func(client, version, scenario string, g verify.Grade) Record {
-		return Record{Client: client, ClientVersion: version, Kafka: "2.8.2", Mode: "zk", Scenario: scenario, Grade: g, Runs: 3, Grades: map[verify.Grade]int{g: 3}}
+		return Record{Cell: artifacts.Cell{Client: client, Kafka: "2.8.2", Mode: "zk", Scenario: scenario}, ClientVersion: version, Grade: g, Runs: 3, Grades: map[verify.Grade]int{g: 3}}
 	}
 	md := releasesMarkdown([]Record{
 		rec("librdkafka", "librdkafka 2.11.1", "seed", verify.Pass),
@@ -31,9 +32,14 @@ func TestReleasesShowOneClientAcrossItsReleases(t *testing.T) {
 // finding is liveness that also wrote a record twice breaks both, and a
 // property it could not judge counts as not judged, not as held.
 func TestPropertiesAreReadAsStored(t *testing.T) {
-	r := Record{Client: "c", Kafka: "2.8.2", Mode: "zk", Scenario: "freeze", Grade: verify.Failed, Check: "liveness", Runs: 1,
+	r := Record{
+		Cell:  artifacts.Cell{Client: "c", Kafka: "2.8.2", Mode: "zk", Scenario: "freeze"},
+		Grade: verify.Failed,
+		Check: "liveness",
+		Runs:  1,
 		RunList: []Run{{RunID: "a", Grade: verify.Failed, Check: "liveness", Properties: map[verify.Property]string{
-			verify.StopsForGood: "FAILED liveness", verify.WritesTwice: "FAILED duplicate", verify.LosesAcknowledged: "held"}}}}
+			verify.StopsForGood: "FAILED liveness", verify.WritesTwice: "FAILED duplicate", verify.LosesAcknowledged: "held"}}},
+	}
 	if x := r.Property(verify.WritesTwice); x.Grade != verify.Failed || x.Check != "duplicate" || x.Broken != 1 {
 		t.Fatalf("writes twice: %+v", x)
 	}
@@ -60,10 +66,10 @@ func TestPropertiesAreReadAsStored(t *testing.T) {
 func TestOwnershipNarrowedToACheck(t *testing.T) {
 	notes := []Note{{Client: "c", Scenario: "s", Owner: "broker", Library: "Apache Kafka"},
 		{Client: "c", Scenario: "s", Check: "duplicate", Owner: "client", Library: "c"}}
-	if n, _ := Ownership(Record{Client: "c", Scenario: "s", Check: "duplicate"}, notes); n.Owner != "client" {
+	if n, _ := Ownership(Record{Cell: artifacts.Cell{Client: "c", Scenario: "s"}, Check: "duplicate"}, notes); n.Owner != "client" {
 		t.Errorf("a duplicate: owner %q, want client", n.Owner)
 	}
-	if n, _ := Ownership(Record{Client: "c", Scenario: "s", Check: "liveness"}, notes); n.Owner != "broker" {
+	if n, _ := Ownership(Record{Cell: artifacts.Cell{Client: "c", Scenario: "s"}, Check: "liveness"}, notes); n.Owner != "broker" {
 		t.Errorf("a stall: owner %q, want broker", n.Owner)
 	}
 }

@@ -145,7 +145,7 @@ func Retire(dir string, x Retirement) ([]Retired, error) {
 		}
 	}
 	for _, r := range changed {
-		if err := os.Remove(r.file(dir)); err != nil {
+		if err := os.Remove(r.RecordFile(dir)); err != nil {
 			return nil, err
 		}
 	}

@@ -2,6 +2,7 @@ package findings
 
 import (
 	"encoding/json"
+	"github.com/kconform/kconform/internal/artifacts"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,9 +22,9 @@ func TestRetireSetsAsideOldRuns(t *testing.T) {
 	dir := t.TempDir()
 	old := Run{RunID: "old", Grade: verify.Failed, Check: "liveness", Date: "2026-12-01", Commit: "", Evidence: "evidence/x/old.jsonl.gz"}
 	now := Run{RunID: "new", Grade: verify.Pass, Date: "2026-12-04", Commit: strings.TrimSpace(string(head)) + "+dirty"}
-	r := Record{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "txn-coordinator-kill", RunList: []Run{old, now}}
+	r := Record{Cell: artifacts.Cell{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "txn-coordinator-kill"}, RunList: []Run{old, now}}
 	r.tally()
-	other := Record{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", RunList: []Run{{RunID: "seed", Grade: verify.Pass, Date: "2026-12-01"}}}
+	other := Record{Cell: artifacts.Cell{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "seed"}, RunList: []Run{{RunID: "seed", Grade: verify.Pass, Date: "2026-12-01"}}}
 	other.tally()
 	if err := Write(dir, []Record{r, other}); err != nil {
 		t.Fatal(err)
@@ -75,7 +76,7 @@ func TestRetireDeletesNothingOnError(t *testing.T) {
 	odd := Run{RunID: "odd", Grade: verify.Pass, Date: "2026-12-02", Commit: "0123456789ab"}
 	// A commit the repository does not hold (work that never landed) is
 	// set aside with the old runs; a --before that names no commit fails.
-	r := Record{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", RunList: []Run{old, odd}}
+	r := Record{Cell: artifacts.Cell{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "seed"}, RunList: []Run{old, odd}}
 	r.tally()
 	if err := Write(dir, []Record{r}); err != nil {
 		t.Fatal(err)
@@ -109,7 +110,7 @@ func TestRetireTakesOnlyTheWindow(t *testing.T) {
 	dir := t.TempDir()
 	before := Run{RunID: "before", Grade: verify.Failed, Check: "liveness", Commit: commit("HEAD~3")}
 	in := Run{RunID: "in", Grade: verify.Failed, Check: "duplicate", Commit: commit("HEAD~1")}
-	r := Record{Client: "librdkafka", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", RunList: []Run{before, in}}
+	r := Record{Cell: artifacts.Cell{Client: "librdkafka", Kafka: "2.8.2", Mode: "zk", Scenario: "seed"}, RunList: []Run{before, in}}
 	r.tally()
 	if err := Write(dir, []Record{r}); err != nil {
 		t.Fatal(err)

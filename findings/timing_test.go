@@ -19,7 +19,7 @@ func TestTimingIsTheOneRecorded(t *testing.T) {
 	day := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 	scenarioTimeouts := []artifacts.Setting{{Key: "request.timeout.ms", Value: "5000", Kind: artifacts.ScenarioSetting}}
 	run := func(id, timing string) artifacts.Run {
-		return artifacts.Run{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk", RunID: id, Started: day, Timing: timing, Settings: scenarioTimeouts}
+		return artifacts.Run{Cell: artifacts.Cell{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk"}, RunID: id, Started: day, Timing: timing, Settings: scenarioTimeouts}
 	}
 	// Recorded as compressed, whatever its settings say now.
 	put(t, root, "2.8.2-zk/c/freeze", run("r1", artifacts.TimingCompressed), verify.Verdict{Grade: verify.Pass})

@@ -16,8 +16,12 @@ import (
 // section and FINDINGS.md made from them.
 func TestUpkeep(t *testing.T) {
 	root, dir := t.TempDir(), t.TempDir()
-	run := artifacts.Run{Scenario: "seed", Client: "c", Kafka: "2.8.2", Mode: "zk", RunID: "r1",
-		Started: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC), Timing: artifacts.TimingCompressed}
+	run := artifacts.Run{
+		Cell:    artifacts.Cell{Scenario: "seed", Client: "c", Kafka: "2.8.2", Mode: "zk"},
+		RunID:   "r1",
+		Started: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC),
+		Timing:  artifacts.TimingCompressed,
+	}
 	put(t, root, "2.8.2-zk/c/seed", run, verify.Verdict{Grade: verify.Pass})
 	readme := filepath.Join(dir, "README.md")
 	if err := os.WriteFile(readme, []byte("# x\n\n"+BeginMarker+"\nstale\n"+EndMarker+"\n"), 0o644); err != nil {

@@ -82,7 +82,7 @@ func TestPlanLooksEachClientUpOnce(t *testing.T) {
 }
 
 // TestOneCellNamesFolderRecordAndFile: a cell's names come from one place
-// (artifacts.Cell, through Scenario.Cell): the run's folder, the key of
+// (artifacts.Cell, made by scenario.Request.Cell and carried in run.json): the run's folder, the key of
 // the record its import goes to, the job's key, and the record's file
 // under results are one cell's, for a plain cell, real time with added
 // settings, a transaction.version, a transactional workload and
@@ -108,14 +108,18 @@ func TestOneCellNamesFolderRecordAndFile(t *testing.T) {
 		}
 		root, results := t.TempDir(), t.TempDir()
 		s := job.Scenario
-		dir := s.Dir(scenario.Slot{Coordinates: job.At, Root: root, Suffix: "-run2"})
+		dir := job.Dir(scenario.Slot{Root: root, Suffix: "-run2"})
 		var settings []artifacts.Setting
-		for _, a := range s.AddedList() {
+		for _, a := range job.AddedList() {
 			k, v, _ := strings.Cut(a, "=")
 			settings = append(settings, artifacts.Setting{Key: k, Value: v, Kind: artifacts.AddedSetting})
 		}
-		run := artifacts.Run{Scenario: s.Name, Client: job.At.Client, Kafka: job.At.Version, Mode: string(job.At.Mode), RunID: "r1", Variant: s.Variant,
-			ClientDefaults: s.ClientDefaults, Settings: settings, Timing: artifacts.TimingOf(settings, s.ClientDefaults)}
+		run := artifacts.Run{
+			Cell:     job.Cell(),
+			RunID:    "r1",
+			Settings: settings,
+			Timing:   artifacts.TimingOf(settings, s.ClientDefaults),
+		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +136,7 @@ func TestOneCellNamesFolderRecordAndFile(t *testing.T) {
 		if err := findings.Write(results, recs); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := os.Stat(s.Cell(job.At).RecordFile(results)); err != nil {
+		if _, err := os.Stat(job.Cell().RecordFile(results)); err != nil {
 			t.Errorf("%s: the record is not at its cell's file: %v", want, err)
 		}
 	}
@@ -142,7 +146,7 @@ func TestOneCellNamesFolderRecordAndFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	dir := job.Scenario.Dir(scenario.Slot{Coordinates: job.At, Root: root, Suffix: "-run3"})
+	dir := job.Dir(scenario.Slot{Root: root, Suffix: "-run3"})
 	if err := artifacts.Failed(dir, os.ErrClosed); err != nil {
 		t.Fatal(err)
 	}

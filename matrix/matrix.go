@@ -8,7 +8,7 @@
 // `--results` go through it; the command only parses flags and prints.
 //
 // In the flow: cluster -> traffic + faults -> history -> verdict ->
-// report, it drives scenario.Execute (the first four) many times and hands
+// report, it drives scenario.Request.Execute (the first four) many times and hands
 // the runs' folders to findings (the records and expectations).
 package matrix
 
@@ -30,16 +30,9 @@ import (
 	"github.com/kconform/kconform/verify"
 )
 
-// Job is one scenario at one set of coordinates, run one or more times.
-type Job struct {
-	Scenario scenario.Scenario
-	At       scenario.Coordinates
-}
-
-// String names the job as progress lines and summaries show it.
-func (j Job) String() string {
-	return fmt.Sprintf("%s / %s", j.Scenario.Folder(), j.Scenario.For(j.At))
-}
+// Job is one run request (scenario.Request), resolved once, run one or
+// more times.
+type Job = scenario.Request
 
 // Plan resolves every Kafka version (each optionally ":zk" or ":kraft",
 // then ":tvN"), client and scenario once and returns their product,
@@ -161,9 +154,6 @@ func (c Cell) job(at scenario.Coordinates) (Job, error) {
 	if c.RealTime {
 		s = s.WithRealTime()
 	}
-	if len(c.Added) > 0 {
-		s.Added = c.Added
-	}
 	if c.TransactionalID == "" && (c.TransactionSize != 0 || c.AbortEvery != 0) {
 		return Job{}, fmt.Errorf("a transaction size or abort-every needs a transactional id")
 	}
@@ -185,7 +175,6 @@ func (c Cell) job(at scenario.Coordinates) (Job, error) {
 		}
 		s.Expect, s.Client = expect, at.Client
 	}
-	s.Strict = c.Strict
 	level, err := TransactionVersion(c.TransactionVersion)
 	if err != nil {
 		return Job{}, err
@@ -198,11 +187,15 @@ func (c Cell) job(at scenario.Coordinates) (Job, error) {
 			return Job{}, err
 		}
 	}
-	at = s.For(at)
-	if at.Driver, err = at.Lookup(); err != nil {
+	j, err := scenario.NewRequest(s, at)
+	if err != nil {
 		return Job{}, err
 	}
-	return Job{Scenario: s, At: at}, nil
+	if len(c.Added) > 0 {
+		j.Added = c.Added
+	}
+	j.Strict = c.Strict
+	return j, nil
 }
 
 // Shard keeps every n-th job starting with the i-th (1-based) for the
@@ -320,10 +313,7 @@ func Run(ctx context.Context, jobs []Job, o Options) ([]Outcome, error) {
 	// so a run's own preparation (scenario.Collect) only finds it done.
 	prepared := map[*driver.Driver]bool{}
 	for _, j := range jobs {
-		d, err := j.Scenario.For(j.At).Lookup()
-		if err != nil {
-			return nil, err
-		}
+		d := j.At.Driver
 		if prepared[d] {
 			continue
 		}
@@ -386,7 +376,7 @@ func runJob(ctx context.Context, j Job, o Options, progress io.Writer) ([]Outcom
 	}
 	many := runs > 1
 	for i := 1; i <= runs; i++ {
-		slot := scenario.Slot{Coordinates: j.At, Root: o.Root}
+		slot := scenario.Slot{Root: o.Root}
 		if many || i > 1 {
 			slot.Suffix = fmt.Sprintf("-run%d", i)
 		}
@@ -407,11 +397,11 @@ func runJob(ctx context.Context, j Job, o Options, progress io.Writer) ([]Outcom
 }
 
 // runOnce runs a job once on a fresh cluster through the runner the suites
-// share (scenario.Execute).
+// share (scenario.Request.Execute).
 func runOnce(ctx context.Context, j Job, slot scenario.Slot, progress io.Writer) (Outcome, error) {
 	start := time.Now()
 	s := j.Scenario
-	res, err := s.Execute(ctx, slot, progress)
+	res, err := j.Execute(ctx, slot, progress)
 	var runErr *scenario.RunError
 	switch {
 	case errors.As(err, &runErr) && ctx.Err() == nil:

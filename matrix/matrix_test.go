@@ -63,7 +63,11 @@ func TestShard(t *testing.T) {
 // is tested in milliseconds.
 func notApplicable(name string) Job {
 	s := scenario.Scenario{Name: name, NotApplicable: func(string, fixtures.Mode) string { return "a test" }}
-	return Job{Scenario: s, At: scenario.Coordinates{Version: "2.8.2", Mode: fixtures.ZooKeeper, Client: "reference"}}
+	j, err := scenario.NewRequest(s, scenario.Coordinates{Version: "2.8.2", Mode: fixtures.ZooKeeper, Client: "reference"})
+	if err != nil {
+		panic(err)
+	}
+	return j
 }
 
 func TestRunKeepsJobOrderAndTopsUp(t *testing.T) {
@@ -112,7 +116,7 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 // failure; a known failure the client does not have is refused.
 func TestCellJob(t *testing.T) {
 	j, err := Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", RealTime: true, Added: map[string]string{"a": "1"}, Strict: true}.Job()
-	if err != nil || !j.Scenario.ClientDefaults || j.Scenario.Added["a"] != "1" || !j.Scenario.Strict || j.At.Mode != fixtures.ZooKeeper {
+	if err != nil || !j.Scenario.ClientDefaults || j.Added["a"] != "1" || !j.Strict || j.At.Mode != fixtures.ZooKeeper {
 		t.Errorf("real-time cell: %+v (%v)", j, err)
 	}
 	if j, err := (Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", Broken: true}).Job(); err != nil || j.Scenario.Expect != &scenario.ExpectReset {
@@ -125,8 +129,8 @@ func TestCellJob(t *testing.T) {
 		t.Errorf("known-bad reference: %v; want no known failure", err)
 	}
 	j, err = Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", TransactionalID: "kc", TransactionSize: 5, AbortEvery: 3}.Job()
-	if p := j.Scenario.Producer; err != nil || p.TransactionalID != "kc" || p.TransactionSize != 5 || p.AbortEvery != 3 || j.Scenario.Folder() != "seed-transactional" {
-		t.Errorf("transactional cell: %+v in %s (%v)", j.Scenario.Producer, j.Scenario.Folder(), err)
+	if p := j.Scenario.Producer; err != nil || p.TransactionalID != "kc" || p.TransactionSize != 5 || p.AbortEvery != 3 || j.Folder() != "seed-transactional" {
+		t.Errorf("transactional cell: %+v in %s (%v)", j.Scenario.Producer, j.Folder(), err)
 	}
 	if _, err := (Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", AbortEvery: 3}).Job(); err == nil {
 		t.Errorf("abort-every without a transactional id: no error")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kconform/kconform/findings"
 	"github.com/kconform/kconform/fixtures"
+	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/scenario"
 	"github.com/kconform/kconform/verify"
 )
@@ -22,7 +23,7 @@ func TestPrintSaysAsExpectedWithTheWhy(t *testing.T) {
 	}
 	j := Job{Scenario: s, At: scenario.Coordinates{Version: "2.8.2", Mode: fixtures.ZooKeeper, Client: "librdkafka-1.8.2"}}
 	o := []Outcome{{Job: j, Run: 1, Grade: verify.Failed, Check: "legal-reset", Line: "FAILED legal-reset: ..."}}
-	ex := []findings.Expectation{{Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", Scenario: "seed",
+	ex := []findings.Expectation{{Cell: artifacts.Cell{Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", Scenario: "seed"},
 		Grades: []verify.Grade{verify.Failed}, Checks: []string{"legal-reset"}, Why: "librdkafka #3584"}}
 	var out, errw bytes.Buffer
 	if failed := Print(&out, &errw, o, ex); !failed {

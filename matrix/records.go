@@ -8,7 +8,6 @@ import (
 
 	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/findings"
-	"github.com/kconform/kconform/scenario"
 )
 
 // ErrUnexpected says a cell's record differs from its expectation; each
@@ -113,12 +112,6 @@ func Recorded(results string) (func(Job) int, error) {
 	}
 	return func(j Job) int { return runs[j.Key()] }, nil
 }
-
-// Key is the key of the record the job's runs go to (Scenario.Cell).
-func (j Job) Key() string { return CellKey(j.Scenario, j.At) }
-
-// CellKey is the key of the record that runs of s at coordinates go to.
-func CellKey(s scenario.Scenario, c scenario.Coordinates) string { return s.Cell(c).Key() }
 
 // OwnProducer tells whether client is kconform's own in-process producer
 // (the reference producer and franz-go), whose ERROR or INCONCLUSIVE is a

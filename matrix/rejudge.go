@@ -73,8 +73,7 @@ func rejudgeRun(root, dir string, strict bool) (Judged, error) {
 			return Judged{}, fmt.Errorf("%s: a known-bad run without its expectation's name in %s", dir, artifacts.RunFile)
 		}
 	}
-	s.Strict = strict
-	s.Outcome(v, &run)
+	s.Outcome(v, strict, &run)
 	if err := v.WriteFile(filepath.Join(dir, artifacts.VerdictFile)); err != nil {
 		return Judged{}, err
 	}

@@ -38,9 +38,9 @@ func TestRejudge(t *testing.T) {
 		return full
 	}
 	bug := put("librdkafka-1.8.2-seed-2.8.2-zk.jsonl.gz", "2.8.2-zk/librdkafka-1.8.2/seed-known-bad-librdkafka-1.8.2",
-		artifacts.Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", KnownBad: true, Expect: "founding-bug"})
+		artifacts.Run{Cell: artifacts.Cell{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk"}, KnownBad: true, Expect: "founding-bug"})
 	clean := put("reference-lost-response-2.8.2-zk.jsonl.gz", "2.8.2-zk/reference/lost-response",
-		artifacts.Run{Scenario: "lost-response", Client: "reference", Kafka: "2.8.2", Mode: "zk"})
+		artifacts.Run{Cell: artifacts.Cell{Scenario: "lost-response", Client: "reference", Kafka: "2.8.2", Mode: "zk"}})
 	runs, err := Rejudge(root, false)
 	if err != nil {
 		t.Fatalf("Rejudge: %v", err)
@@ -70,7 +70,7 @@ func TestRejudge(t *testing.T) {
 		}
 	}
 	// The founding bug without its expectation is a run not as expected.
-	run := artifacts.Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "kraft"}
+	run := artifacts.Run{Cell: artifacts.Cell{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "kraft"}}
 	if err := run.WriteFile(filepath.Join(bug, artifacts.RunFile)); err != nil {
 		t.Fatal(err)
 	}

@@ -40,9 +40,9 @@ func shardedArtifacts(t *testing.T) (string, string) {
 			t.Fatal(err)
 		}
 	}
-	run(a, "2.8.2-zk/librdkafka-1.8.2/seed", artifacts.Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", RunID: "a1"}, false)
+	run(a, "2.8.2-zk/librdkafka-1.8.2/seed", artifacts.Run{Cell: artifacts.Cell{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk"}, RunID: "a1"}, false)
 	for i, pass := range []bool{true, false, true} {
-		run(b, "4.4.0-kraft/franz-go/network-cut-run"+string(rune('1'+i)), artifacts.Run{Scenario: "network-cut", Client: "franz-go", Kafka: "4.4.0", Mode: "kraft"}, pass)
+		run(b, "4.4.0-kraft/franz-go/network-cut-run"+string(rune('1'+i)), artifacts.Run{Cell: artifacts.Cell{Scenario: "network-cut", Client: "franz-go", Kafka: "4.4.0", Mode: "kraft"}}, pass)
 	}
 	na := filepath.Join(b, "2.8.2-zk/reference/producer-expiry")
 	if err := os.MkdirAll(na, 0o755); err != nil {

@@ -112,7 +112,7 @@ func TestPageShowsTheViolation(t *testing.T) {
 		t.Fatal("the founding bug's history must fail")
 	}
 	var buf bytes.Buffer
-	if err := RenderPage(&buf, h, v, artifacts.Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", RunID: "r1"}); err != nil {
+	if err := RenderPage(&buf, h, v, artifacts.Run{Cell: artifacts.Cell{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk"}, RunID: "r1"}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()
@@ -145,7 +145,7 @@ func TestPageInChromium(t *testing.T) {
 	dir := t.TempDir()
 	h, v := foundingBug(400)
 	var buf bytes.Buffer
-	if err := RenderPage(&buf, h, v, artifacts.Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", RunID: "r1"}); err != nil {
+	if err := RenderPage(&buf, h, v, artifacts.Run{Cell: artifacts.Cell{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk"}, RunID: "r1"}); err != nil {
 		t.Fatal(err)
 	}
 	page := filepath.Join(dir, artifacts.PageFile)
@@ -172,7 +172,7 @@ func TestPageInChromium(t *testing.T) {
 	// run into one another.
 	hi, vi := seedIdle()
 	buf.Reset()
-	if err := RenderPage(&buf, hi, vi, artifacts.Run{Scenario: "seed-idle", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", RunID: "r2"}); err != nil {
+	if err := RenderPage(&buf, hi, vi, artifacts.Run{Cell: artifacts.Cell{Scenario: "seed-idle", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk"}, RunID: "r2"}); err != nil {
 		t.Fatal(err)
 	}
 	idlePage := filepath.Join(dir, "seed-idle.html")
@@ -270,7 +270,7 @@ func BenchmarkRender10Min(b *testing.B) {
 	var buf bytes.Buffer
 	for b.Loop() {
 		buf.Reset()
-		if err := RenderPage(&buf, h, v, artifacts.Run{Scenario: "freeze", Client: "franz-go"}); err != nil {
+		if err := RenderPage(&buf, h, v, artifacts.Run{Cell: artifacts.Cell{Scenario: "freeze", Client: "franz-go"}}); err != nil {
 			b.Fatal(err)
 		}
 	}

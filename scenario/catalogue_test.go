@@ -147,11 +147,12 @@ func TestOwnProducerRecordsConfigTimers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, used := s.Settings(drv, s.Producer)
+	at := Coordinates{Client: drv.Name, Driver: drv}
+	_, used := Request{Scenario: s, At: at}.Settings(s.Producer)
 	if got := artifacts.TimingOf(used, false); got != artifacts.TimingScenarioTimeouts {
 		t.Fatalf("network-cut's reference run: timing %s from %+v", got, used)
 	}
-	if _, used := s.WithRealTime().Settings(drv, s.Producer); artifacts.TimingOf(used, true) != artifacts.TimingDefaults {
+	if _, used := (Request{Scenario: s.WithRealTime(), At: at}).Settings(s.Producer); artifacts.TimingOf(used, true) != artifacts.TimingDefaults {
 		t.Fatalf("in real time: %+v", used)
 	}
 }

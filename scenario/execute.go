@@ -14,11 +14,52 @@ import (
 	"github.com/kconform/kconform/internal/artifacts"
 )
 
+// Request is one run asked for: the catalogue entry (Scenario) as this
+// run runs it, where (At, its driver resolved once by NewRequest), the
+// settings a user added and whether a NON-STRICT verdict fails it. Every
+// stage of a run, from its folder to its record, takes it as it is.
+type Request struct {
+	Scenario Scenario
+	// At is where the run happens; At.Driver is never nil.
+	At Coordinates
+	// Added are settings a user adds to the run (kconform run --set), in
+	// the driver's own names, applied last.
+	Added map[string]string
+	// Strict makes a NON-STRICT verdict fail the run (kconform --strict,
+	// KCONFORM_STRICT=1); by default it passes and is shown as such.
+	Strict bool
+}
+
+// NewRequest resolves a run of s at at, once: a scenario that names its
+// own client (a known-bad expectation, the broken producer) runs that
+// one, whose driver is looked up here; any other runs at's driver, looked
+// up here when at was made by hand.
+func NewRequest(s Scenario, at Coordinates) (Request, error) {
+	if s.Client != "" && s.Client != at.Client {
+		at.Client, at.Driver = s.Client, nil
+	}
+	if at.Driver == nil {
+		d, err := driver.Lookup(at.Client)
+		if err != nil {
+			return Request{}, err
+		}
+		at.Driver = d
+	}
+	return Request{Scenario: s, At: at}, nil
+}
+
+// String names the run as progress lines and summaries show it.
+func (r Request) String() string { return fmt.Sprintf("%s / %s", r.Folder(), r.At) }
+
+// Key is the key of the record the run goes to (Cell).
+func (r Request) Key() string { return r.Cell().Key() }
+
 // Folder is the name of a run's folder under <version>-<mode>/<client>/:
 // the scenario's name; "-known-bad-" and the expectation's label for a run
 // that must fail in a known way; its variant ("-real-time"); "-added" when
 // the user added settings.
-func (s Scenario) Folder() string {
+func (r Request) Folder() string {
+	s := r.Scenario
 	f := s.Name
 	if s.Expect != nil {
 		label := s.Expect.Label
@@ -30,17 +71,17 @@ func (s Scenario) Folder() string {
 	if s.Variant != "" {
 		f += "-" + s.Variant
 	}
-	if len(s.Added) > 0 {
+	if len(r.Added) > 0 {
 		f += "-added"
 	}
 	return f
 }
 
-// AddedList is s.Added as key=value, in key order, as records keep them.
-func (s Scenario) AddedList() []string {
+// AddedList is r.Added as key=value, in key order, as records keep them.
+func (r Request) AddedList() []string {
 	var out []string
-	for _, k := range slices.Sorted(maps.Keys(s.Added)) {
-		out = append(out, k+"="+s.Added[k])
+	for _, k := range slices.Sorted(maps.Keys(r.Added)) {
+		out = append(out, k+"="+r.Added[k])
 	}
 	return out
 }
@@ -56,20 +97,10 @@ type Coordinates struct {
 	// Client is the driver's name (a built-in name or the user's command
 	// line as given).
 	Client string
-	// Driver is the driver Client names, looked up once by Resolve and
-	// carried to every later stage of the run: its preparation, whether
-	// it runs transactions, the run itself. Coordinates made by hand may
-	// leave it nil (Lookup then looks it up).
+	// Driver is the driver Client names, looked up once (Resolve,
+	// NewRequest) and carried to every later stage of the run: its
+	// preparation, whether it runs transactions, the run itself.
 	Driver *driver.Driver
-}
-
-// Lookup is the driver the coordinates name: the one Resolve found, else
-// (coordinates made by hand) driver.Lookup of Client.
-func (c Coordinates) Lookup() (*driver.Driver, error) {
-	if c.Driver != nil {
-		return c.Driver, nil
-	}
-	return driver.Lookup(c.Client)
 }
 
 // String is how a run's place is shown: "franz-go on Kafka 4.4.0 kraft".
@@ -99,36 +130,23 @@ func ResolveBy(version, mode, client string, lookup func(string) (*driver.Driver
 	return Coordinates{Version: version, Mode: m, Client: d.Name, Driver: d}, nil
 }
 
-// For is where s runs at c: a scenario that names its own client (a
-// known-bad expectation, the broken producer) runs that one, whose driver
-// is then still to be looked up (Coordinates.Lookup).
-func (s Scenario) For(c Coordinates) Coordinates {
-	if s.Client != "" && s.Client != c.Client {
-		c.Client, c.Driver = s.Client, nil
-	}
-	return c
-}
-
-// Slot is one run's place: its coordinates and its artifacts folder.
+// Slot is one run's place among its request's runs: its artifacts folder
+// and the suffix added to the run's folder name ("-run2" for a repeat).
 type Slot struct {
-	Coordinates
-	// Root is the artifacts folder; Suffix is added to the run's folder
-	// name ("-run2" for a repeat).
 	Root, Suffix string
 }
 
-// Cell is the cell runs of s at c go to (artifacts.Cell): its record's key
-// and its runs' place.
-func (s Scenario) Cell(c Coordinates) artifacts.Cell {
-	at := s.For(c)
-	return artifacts.Cell{Kafka: at.Version, Mode: string(at.Mode), Client: at.Client, Scenario: s.Name,
-		Variant: artifacts.CellVariant(s.Variant), ClientDefaults: s.ClientDefaults, Added: s.AddedList()}
+// Cell is the identity of the run (artifacts.Cell): its record's key and
+// its runs' place.
+func (r Request) Cell() artifacts.Cell {
+	return artifacts.Cell{Kafka: r.At.Version, Mode: string(r.At.Mode), Client: r.At.Client, Scenario: r.Scenario.Name,
+		Variant: artifacts.CellVariant(r.Scenario.Variant), ClientDefaults: r.Scenario.ClientDefaults, Added: r.AddedList()}
 }
 
 // Dir is the run's artifacts folder: its cell's (artifacts.Cell.RunFolder),
-// named by the scenario's Folder and the slot's suffix.
-func (s Scenario) Dir(slot Slot) string {
-	return s.Cell(slot.Coordinates).RunFolder(slot.Root, s.Folder()+slot.Suffix)
+// named by the request's Folder and the slot's suffix.
+func (r Request) Dir(slot Slot) string {
+	return r.Cell().RunFolder(slot.Root, r.Folder()+slot.Suffix)
 }
 
 // Execute is the one runner the suites and every command share: it
@@ -136,14 +154,13 @@ func (s Scenario) Dir(slot Slot) string {
 // a fresh cluster, runs the scenario on it and closes it. A run that could
 // not finish is recorded in its folder (artifacts.Failed) and returned as
 // an error; node logs are saved with any run that did not pass.
-func (s Scenario) Execute(ctx context.Context, slot Slot, progress io.Writer) (*Result, error) {
-	dir := s.Dir(slot)
-	at := s.For(slot.Coordinates)
-	drv, err := at.Lookup()
-	if err != nil {
-		return nil, err
-	}
-	if why := s.notApplicable(at, drv); why != "" {
+//
+// The request's driver must be prepared (driver.Driver.Prepare) before:
+// matrix.Run prepares every job's before any cluster starts.
+func (r Request) Execute(ctx context.Context, slot Slot, progress io.Writer) (*Result, error) {
+	dir := r.Dir(slot)
+	s, at := r.Scenario, r.At
+	if why := r.notApplicable(); why != "" {
 		if err := artifacts.NotApplicable(dir, why); err != nil {
 			return nil, err
 		}
@@ -166,7 +183,7 @@ func (s Scenario) Execute(ctx context.Context, slot Slot, progress io.Writer) (*
 		return nil, err
 	}
 	defer c.Close(context.WithoutCancel(ctx))
-	res, err := s.Run(ctx, c, drv, dir, progress)
+	res, err := r.Run(ctx, c, dir, progress)
 	if err != nil {
 		saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
@@ -182,10 +199,11 @@ func (s Scenario) Execute(ctx context.Context, slot Slot, progress io.Writer) (*
 	return res, nil
 }
 
-// notApplicable says why s cannot run at at by drv, or "": the version or
-// mode lacks what it needs, or it is transactional and the driver runs no
-// transactions.
-func (s Scenario) notApplicable(at Coordinates, drv *driver.Driver) string {
+// notApplicable says why the request cannot run, or "": the version or
+// mode lacks what the scenario needs, or it is transactional and the
+// driver runs no transactions.
+func (r Request) notApplicable() string {
+	s, at, drv := r.Scenario, r.At, r.At.Driver
 	if s.NotApplicable != nil {
 		if why := s.NotApplicable(at.Version, at.Mode); why != "" {
 			return why

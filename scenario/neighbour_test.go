@@ -180,8 +180,8 @@ func TestWithNeighbours(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if both.Variant != "transactional-neighbour.txn-neighbour.plain" || !slices.Equal(both.Neighbours, NeighbourKinds) || both.Folder() != "seed-transactional-neighbour.txn-neighbour.plain" {
-		t.Errorf("variant %q, neighbours %v, folder %q", both.Variant, both.Neighbours, both.Folder())
+	if both.Variant != "transactional-neighbour.txn-neighbour.plain" || !slices.Equal(both.Neighbours, NeighbourKinds) || (Request{Scenario: both}).Folder() != "seed-transactional-neighbour.txn-neighbour.plain" {
+		t.Errorf("variant %q, neighbours %v, folder %q", both.Variant, both.Neighbours, (Request{Scenario: both}).Folder())
 	}
 	if plain, err := s.WithNeighbours(history.NeighbourPlain); err != nil || plain.Variant != "neighbour.plain" {
 		t.Errorf("plain: %q %v", plain.Variant, err)

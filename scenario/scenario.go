@@ -78,14 +78,11 @@ type Scenario struct {
 	RealTime   func() Scenario
 	// ClientDefaults runs every client with its own default settings:
 	// none of the scenario's (its timeouts, its compressed timers), only
-	// what a driver requires and what the user added.
+	// what a driver requires and what the user added (Request.Added).
 	ClientDefaults bool
 	// Variant names a variant of the scenario ("real-time") in its
 	// artifacts folder; the run keeps the scenario's name.
 	Variant string
-	// Added are settings a user adds to a run (kconform run --set), in
-	// the driver's own names, applied last.
-	Added map[string]string
 	// Neighbours are other producers run on the topic beside the
 	// client, from its stop until after the read-back
 	// (history.NeighbourTxn, history.NeighbourPlain; WithNeighbours).
@@ -116,9 +113,6 @@ type Scenario struct {
 	// Effects are what the fault must have done to the producer; a run
 	// whose history does not show each is INCONCLUSIVE, never a pass.
 	Effects []verify.Effect
-	// Strict makes a NON-STRICT verdict fail the run (kconform --strict,
-	// KCONFORM_STRICT=1); by default it passes and is shown as such.
-	Strict bool
 	// NotApplicable returns why the scenario cannot run on a version in a
 	// mode (never empty: fixtures.ModeFor has filled it in), or "".
 	NotApplicable func(version string, mode fixtures.Mode) string
@@ -139,7 +133,7 @@ type Result struct {
 	Run artifacts.Run
 }
 
-// OK tells whether the run came out as the scenario expects: a grade that
+// OK tells whether the run came out as its request expects: a grade that
 // passes (NON-STRICT only when not Strict), or for a known-bad client the
 // failure Expect asks for.
 func (r *Result) OK() bool { return r.NotApplicable != "" || r.Run.OK }
@@ -158,16 +152,16 @@ func (s Scenario) Spec(version string, mode fixtures.Mode) fixtures.Spec {
 // (Judge); history, verdict and run record are saved under dir
 // (artifacts.Save).
 //
-// drv is the driver that runs it, looked up by the caller (Execute: the
-// one its coordinates carry, or the scenario's own Client).
-func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, drv *driver.Driver, dir string, progress io.Writer) (*Result, error) {
+// The driver is the request's, resolved by NewRequest.
+func (r Request) Run(ctx context.Context, c *fixtures.Cluster, dir string, progress io.Writer) (*Result, error) {
+	s := r.Scenario
 	start, load := time.Now(), artifacts.LoadAverage()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("artifacts: %w", err)
 	}
 	// A folder reused from an earlier run must not keep its outcome.
 	artifacts.Clear(dir)
-	h, run, warnings, err := s.Collect(ctx, c, drv, dir, progress)
+	h, run, warnings, err := r.Collect(ctx, c, dir, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +169,7 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, drv *driver.Driv
 	v.Warnings = append(warnings, v.Warnings...)
 	run.Started, run.Seconds = start, time.Since(start).Seconds()
 	run.Load = &artifacts.Load{Start: load, End: artifacts.LoadAverage(), CPUs: runtime.NumCPU()}
-	s.Outcome(v, &run)
+	s.Outcome(v, r.Strict, &run)
 	if err := artifacts.Save(dir, h, v, run); err != nil {
 		return nil, err
 	}
@@ -186,14 +180,11 @@ func (s Scenario) Run(ctx context.Context, c *fixtures.Cluster, drv *driver.Driv
 // into a history: the client's events, the tap's record of the wire, the
 // fault steps and the log read back. The client's events and its own logs
 // go to dir as they come. The run record it returns is not judged yet;
-// warnings are lines of the client's output it skipped.
-func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, drv *driver.Driver, dir string, progress io.Writer) (*history.History, artifacts.Run, []string, error) {
+// warnings are lines of the client's output it skipped. The request's
+// driver is prepared already (Execute).
+func (r Request) Collect(ctx context.Context, c *fixtures.Cluster, dir string, progress io.Writer) (*history.History, artifacts.Run, []string, error) {
+	s, drv := r.Scenario, r.At.Driver
 	var run artifacts.Run
-	// Quick when the driver was prepared before (matrix.Run prepares
-	// every job's driver before any cluster starts).
-	if err := drv.Prepare(ctx, progress); err != nil {
-		return nil, run, nil, err
-	}
 	// The feature levels in force are part of what was run: a
 	// transaction.version asked for must be the one the brokers use.
 	features, err := c.FinalizedFeatures(ctx)
@@ -250,7 +241,7 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, drv *driver.
 	if s.Idles {
 		cfg.Idle = &producer.Idle{}
 	}
-	settings, used := s.Settings(drv, cfg)
+	settings, used := r.Settings(cfg)
 	env := &chaos.Env{Cluster: c, Tap: tap, Topic: Topic, TransactionalID: cfg.TransactionalID, Progress: progress, Idle: cfg.Idle}
 	// Faults that must meet the client's first requests are in place
 	// before it starts.
@@ -339,8 +330,8 @@ func (s Scenario) Collect(ctx context.Context, c *fixtures.Cluster, drv *driver.
 	if killed != nil {
 		h.Killed = &history.Killed{At: killed.At, GraceMS: killed.Grace.Milliseconds()}
 	}
-	run = artifacts.Run{Scenario: s.Name, Client: drv.Name, Kafka: c.Spec.Version, Mode: string(c.Spec.Mode), RunID: cfg.RunID,
-		ClientVersion: drv.Version(), Variant: s.Variant, Transactional: cfg.Transactional(), Features: features, Timing: artifacts.TimingOf(used, s.ClientDefaults), ClientDefaults: s.ClientDefaults, Settings: used, Commit: artifacts.Commit()}
+	run = artifacts.Run{Cell: r.Cell(), RunID: cfg.RunID,
+		ClientVersion: drv.Version(), Transactional: cfg.Transactional(), Features: features, Timing: artifacts.TimingOf(used, s.ClientDefaults), Settings: used, Commit: artifacts.Commit()}
 	return h, run, warnings, nil
 }
 
@@ -505,20 +496,22 @@ func waitRecovered(ctx context.Context, path string, since time.Time, bound time
 	}
 }
 
-// Settings returns the settings drv gets for this scenario in its own
-// names, and each of them with its kind: the scenario's compressed timers,
-// the scenario's own settings (timeouts a fault needs), and settings a
-// user added. Every other setting is the client's default.
-func (s Scenario) Settings(drv *driver.Driver, cfg producer.Config) (map[string]string, []artifacts.Setting) {
+// Settings returns the settings the request's driver gets for a run of
+// cfg in its own names, and each of them with its kind: the scenario's
+// compressed timers, the scenario's own settings (timeouts a fault
+// needs), and settings a user added. Every other setting is the client's
+// default.
+func (r Request) Settings(cfg producer.Config) (map[string]string, []artifacts.Setting) {
+	s, drv := r.Scenario, r.At.Driver
 	if s.ClientDefaults {
 		settings := drv.Required()
 		var used []artifacts.Setting
 		for _, k := range slices.Sorted(maps.Keys(settings)) {
 			used = append(used, artifacts.Setting{Key: k, Value: settings[k], Kind: artifacts.DriverSetting})
 		}
-		maps.Copy(settings, s.Added)
-		for _, k := range slices.Sorted(maps.Keys(s.Added)) {
-			used = append(used, artifacts.Setting{Key: k, Value: s.Added[k], Kind: artifacts.AddedSetting})
+		maps.Copy(settings, r.Added)
+		for _, k := range slices.Sorted(maps.Keys(r.Added)) {
+			used = append(used, artifacts.Setting{Key: k, Value: r.Added[k], Kind: artifacts.AddedSetting})
 		}
 		return settings, withOwn(used, drv)
 	}
@@ -535,8 +528,8 @@ func (s Scenario) Settings(drv *driver.Driver, cfg producer.Config) (map[string]
 		kind[t.Key] = artifacts.Setting{Kind: artifacts.Compressed, Default: t.Default, StandsFor: t.StandsFor}
 	}
 	settings := drv.Settings(cfg, byFamily)
-	maps.Copy(settings, s.Added)
-	for k := range s.Added {
+	maps.Copy(settings, r.Added)
+	for k := range r.Added {
 		kind[k] = artifacts.Setting{Kind: artifacts.AddedSetting}
 	}
 	var used []artifacts.Setting
@@ -589,13 +582,13 @@ func (s Scenario) ConfigTimers() []artifacts.Setting {
 
 // WithRealTime returns the scenario as a user meets it: the real outage
 // its compressed timers stand for (when it compresses any), and every
-// client with its own default settings. The run's client, expectation
-// and additions stay.
+// client with its own default settings. The run's client and expectation
+// stay.
 func (s Scenario) WithRealTime() Scenario {
 	r := s
 	if s.RealTime != nil {
 		r = s.RealTime()
-		r.Client, r.Expect, r.Strict, r.Added = s.Client, s.Expect, s.Strict, s.Added
+		r.Client, r.Expect = s.Client, s.Expect
 	}
 	r.ClientDefaults, r.Variant = true, artifacts.TimingReal
 	if s.DefaultsCooldown > 0 {
@@ -673,10 +666,10 @@ func (s Scenario) WithTransactionVersion(level int) Scenario {
 }
 
 // Outcome records in run whether v is what the scenario expects: a grade
-// that passes (NON-STRICT only when not Strict), or the known-bad
+// that passes (NON-STRICT only when strict is not set), or the known-bad
 // expectation met.
-func (s Scenario) Outcome(v *verify.Verdict, run *artifacts.Run) {
-	run.Grade, run.Strict, run.OK, run.Note = v.Grade, s.Strict, v.OK(s.Strict), ""
+func (s Scenario) Outcome(v *verify.Verdict, strict bool, run *artifacts.Run) {
+	run.Grade, run.Strict, run.OK, run.Note = v.Grade, strict, v.OK(strict), ""
 	run.KnownBad, run.Expect = s.Expect != nil, ""
 	if s.Expect != nil {
 		run.Expect, run.OK = s.Expect.Name, true

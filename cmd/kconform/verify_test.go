@@ -38,7 +38,7 @@ func TestVerifyAgainFails(t *testing.T) {
 	if err := h.WriteFile(filepath.Join(dir, artifacts.HistoryFile)); err != nil {
 		t.Fatal(err)
 	}
-	run := artifacts.Run{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk"}
+	run := artifacts.Run{Cell: artifacts.Cell{Scenario: "seed", Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk"}}
 	if err := run.WriteFile(filepath.Join(dir, artifacts.RunFile)); err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +48,10 @@ func TestVerifyAgainFails(t *testing.T) {
 
 	// A record whose run says PASS over the founding bug's evidence.
 	results := t.TempDir()
-	rec := findings.Record{Kafka: "2.8.2", Mode: "zk", Client: "librdkafka-1.8.2", Scenario: "seed",
-		RunList: []findings.Run{{RunID: "r1", Grade: verify.Pass, Evidence: "evidence/r1.jsonl"}}}
+	rec := findings.Record{
+		Cell:    artifacts.Cell{Kafka: "2.8.2", Mode: "zk", Client: "librdkafka-1.8.2", Scenario: "seed"},
+		RunList: []findings.Run{{RunID: "r1", Grade: verify.Pass, Evidence: "evidence/r1.jsonl"}},
+	}
 	if err := findings.Write(results, []findings.Record{rec}); err != nil {
 		t.Fatal(err)
 	}

@@ -39,17 +39,12 @@ const (
 
 // Run is what one scenario run records about itself (run.json).
 type Run struct {
-	Scenario string `json:"scenario"`
-	Client   string `json:"client"`
+	// Cell is the run's identity; its fields stay flat in run.json.
+	Cell
 	// ClientVersion is the client library's version, when kconform knows it.
 	ClientVersion string `json:"client_version,omitempty"`
-	Kafka         string `json:"kafka"`
-	Mode          string `json:"mode"`
-	// Variant is the scenario's variant ("tv1", "transactional", with
-	// "real-time" for a run in real time); Transactional says the driver
-	// was asked to produce in transactions.
-	Variant       string `json:"variant,omitempty"`
-	Transactional bool   `json:"transactional,omitempty"`
+	// Transactional says the driver was asked to produce in transactions.
+	Transactional bool `json:"transactional,omitempty"`
 	// Features are the cluster's finalized feature levels (ApiVersions),
 	// transaction.version among them on Kafka 4.0+.
 	Features map[string]int `json:"features,omitempty"`
@@ -62,12 +57,9 @@ type Run struct {
 	// TimingDefaults (TimingOf the settings); Settings every client
 	// setting the run gave, with its kind (others are the client's own
 	// defaults); Commit the kconform commit that ran it.
-	Timing string `json:"timing,omitempty"`
-	// ClientDefaults: the client ran with its own default settings
-	// (kconform run --real-time), only required and added ones set.
-	ClientDefaults bool      `json:"client_defaults,omitempty"`
-	Settings       []Setting `json:"settings,omitempty"`
-	Commit         string    `json:"commit,omitempty"`
+	Timing   string    `json:"timing,omitempty"`
+	Settings []Setting `json:"settings,omitempty"`
+	Commit   string    `json:"commit,omitempty"`
 	// Grade is the verdict's grade; Strict says NON-STRICT failed the run.
 	Grade  verify.Grade `json:"grade"`
 	Strict bool         `json:"strict,omitempty"`
@@ -254,11 +246,34 @@ func Save(dir string, h interface{ WriteFile(string) error }, v *verify.Verdict,
 	return run.WriteFile(filepath.Join(dir, RunFile))
 }
 
-// ReadRun reads a run record.
+// ReadRun reads a run record, its cell as backfill leaves it.
 func ReadRun(dir string) (Run, error) {
 	var r Run
-	err := ReadJSON(filepath.Join(dir, RunFile), &r)
-	return r, err
+	if err := ReadJSON(filepath.Join(dir, RunFile), &r); err != nil {
+		return r, err
+	}
+	r.backfill()
+	return r, nil
+}
+
+// backfill completes the cell of a run.json written before it carried
+// its whole cell, from what that run.json recorded (never from its
+// folder's name): a variant that named real time ("real-time",
+// "real-time-transactional") keeps the rest, real time being the cell's
+// ClientDefaults; a seed recorded in real time ran with the client's
+// defaults (it has no compressed timer) even where client_defaults is
+// missing; and the settings recorded as added are the cell's Added. A
+// run.json written now is left as it is.
+func (r *Run) backfill() {
+	r.Variant = CellVariant(r.Variant)
+	r.ClientDefaults = r.ClientDefaults || r.Scenario == "seed" && r.Timing == TimingReal
+	if r.Added == nil {
+		for _, s := range r.Settings {
+			if s.Kind == AddedSetting {
+				r.Added = append(r.Added, s.Key+"="+s.Value)
+			}
+		}
+	}
 }
 
 // ReadJSON reads one of a run folder's JSON files (or any JSON file) into

@@ -6,22 +6,26 @@ import (
 	"strings"
 )
 
-// Cell is a cell's identity, the one place its names are made: where its
-// runs ran (the Kafka release and mode, the client), what ran (the
-// scenario and its variant) and how (the client's defaults, settings a
-// user added). Its Key names the cell's record; the record's file and its
-// kept evidence are that key as a path (RecordFile, EvidenceFile); a run's
-// artifacts folder is the key's place with the run's folder name
-// (RunFolder), and a folder read back gives its cell again
-// (RunFolder.Cell).
+// Cell is a run's identity, the one value that names it wherever a run
+// is named (run.json, a cell's record, an expectation): where it ran (the
+// Kafka release and mode, the client), what ran (the scenario and its
+// variant) and how (the client's defaults, settings a user added).
+// Embedded in those structs, its fields stay flat in their JSON. Its Key
+// names the cell's record; the record's file and its kept evidence are
+// that key as a path (RecordFile, EvidenceFile); a run's artifacts folder
+// is the key's place with the run's folder name (RunFolder). A folder is
+// never read back into a cell: its run.json carries it.
 type Cell struct {
-	Kafka, Mode, Client, Scenario string
+	Client   string `json:"client"`
+	Kafka    string `json:"kafka"`
+	Mode     string `json:"mode"`
+	Scenario string `json:"scenario"`
 	// Variant is the scenario's variant but real time (CellVariant).
-	Variant string
+	Variant string `json:"variant,omitempty"`
 	// ClientDefaults: runs with the client's defaults (and a real outage).
-	ClientDefaults bool
+	ClientDefaults bool `json:"client_defaults,omitempty"`
 	// Added are the settings a user added, as key=value in key order.
-	Added []string
+	Added []string `json:"added,omitempty"`
 }
 
 // CellVariant is the part of a scenario variant that makes a cell of its
@@ -89,45 +93,26 @@ func safeFolder(s string) string { return unsafeChars.ReplaceAllString(s, "_") }
 // runSuffix is a repeat's suffix on a run folder's name.
 var runSuffix = regexp.MustCompile(`(-run[0-9]+)?$`)
 
-// folderVariant is a variant a run folder's name may carry that makes a
-// cell of its own (a transactional run, a transaction.version).
-var folderVariant = regexp.MustCompile(`^(transactional|tv[0-2])(-(transactional|tv[0-2]))*$`)
-
-// Cell is the cell of the run in the folder, read back from its path
-// (RunFolder's layout) for a run whose run.json does not say (one that
-// stopped before writing it): its scenario is the folder's name without
-// a repeat's suffix. With run.json, its own coordinates, the client's
-// defaults and the settings added are the cell's; the folder still gives
-// the variant of a run from before run.json named its variant.
+// Cell is the cell of the run in the folder: its run.json's (ReadRun's
+// backfill completes one written before run.json carried its cell). Only
+// a folder without run.json (a run that stopped before writing it, or
+// did not apply, with a kconform older than the outcome records) is
+// placed by its path, RunFolder's layout: its scenario is the folder's
+// name without a repeat's suffix or "-real-time", and "-real-time" says
+// it ran with the client's defaults.
 func (f RunFolder) Cell() Cell {
-	name := runSuffix.ReplaceAllString(f.Name, "")
-	if r := f.Run; r != nil {
-		c := Cell{Kafka: r.Kafka, Mode: r.Mode, Client: r.Client, Scenario: r.Scenario, Variant: CellVariant(r.Variant),
-			// A seed in real time has no compressed timer, so it ran with
-			// the client's defaults even when its run.json does not say so.
-			ClientDefaults: r.ClientDefaults || r.Scenario == "seed" && r.Timing == TimingReal}
-		if v, ok := strings.CutPrefix(name, r.Scenario+"-"); ok && r.Variant == "" && folderVariant.MatchString(CellVariant(v)) {
-			c.Variant = CellVariant(v)
-		}
-		for _, s := range r.Settings {
-			if s.Kind == AddedSetting {
-				c.Added = append(c.Added, s.Key+"="+s.Value)
-			}
-		}
-		return c
+	if f.Run != nil {
+		return f.Run.Cell
 	}
+	name := runSuffix.ReplaceAllString(f.Name, "")
 	kafka, mode, _ := strings.Cut(f.KafkaMode, "-")
 	client := f.Client
 	// Another release's folder is NAME_VERSION (safeFolder): NAME@VERSION.
 	if m := releaseFolder.FindStringSubmatch(client); m != nil {
 		client = m[1] + "@" + m[2]
 	}
-	// A run in real time (--real-time) names its folder so: its scenario
-	// is the name before it, run with the client's defaults.
-	if scenario, ok := strings.CutSuffix(name, "-real-time"); ok {
-		return Cell{Kafka: kafka, Mode: mode, Client: client, Scenario: scenario, ClientDefaults: true}
-	}
-	return Cell{Kafka: kafka, Mode: mode, Client: client, Scenario: name}
+	scenario, realTime := strings.CutSuffix(name, "-"+TimingReal)
+	return Cell{Kafka: kafka, Mode: mode, Client: client, Scenario: scenario, ClientDefaults: realTime}
 }
 
 // releaseFolder is a client folder of another release: a built-in

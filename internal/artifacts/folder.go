@@ -71,8 +71,7 @@ func ReadRunFolder(root, dir string) (f RunFolder, ok bool, err error) {
 	if f.NotApplicable, f.Written, had = text(NotApplicableFile); !had {
 		f.Error, f.Written, _ = text(ErrorFile)
 	}
-	var run Run
-	switch err := ReadJSON(filepath.Join(dir, RunFile), &run); {
+	switch run, err := ReadRun(dir); {
 	case err == nil:
 		f.Run = &run
 	case !errors.Is(err, fs.ErrNotExist):

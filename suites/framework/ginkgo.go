@@ -10,7 +10,6 @@ import (
 
 	"github.com/kconform/kconform/findings"
 	"github.com/kconform/kconform/internal/artifacts"
-	"github.com/kconform/kconform/matrix"
 	"github.com/kconform/kconform/scenario"
 )
 
@@ -59,7 +58,7 @@ func Registered(labels ...string) bool {
 
 // DescribeScenario registers a scenario as a Ginkgo container labelled
 // with its name and labels. Its spec runs the scenario through the
-// runner every command uses (scenario.Execute: a fresh cluster, the run,
+// runner every command uses (scenario.Request.Execute: a fresh cluster, the run,
 // the same artifacts folder) and fails with the verdict's paragraph. A
 // scenario that does not apply to the version under test is skipped with
 // its reason (recorded for the result table), never counted as a pass.
@@ -75,7 +74,11 @@ func DescribeScenario(s scenario.Scenario, labels ...string) bool {
 			// Every spec would fail the same way: say it once, plainly.
 			panic(err.Error())
 		}
-		at := s.For(coords)
+		req, err := scenario.NewRequest(s, coords)
+		if err != nil {
+			panic(err.Error())
+		}
+		at := req.At
 		who, what := at.Client, "keeps the idempotent producer's promise"
 		if s.Expect != nil {
 			what = "is convicted as known-bad"
@@ -87,23 +90,27 @@ func DescribeScenario(s scenario.Scenario, labels ...string) bool {
 			who = "kconform's lying driver"
 		}
 		It(fmt.Sprintf("%s %s on Kafka %s", who, what, at.Version), func(ctx SpecContext) {
-			s.Strict = Strict()
-			slot := scenario.Slot{Coordinates: coords, Root: ArtifactsDir()}
+			req.Strict = Strict()
+			slot := scenario.Slot{Root: ArtifactsDir()}
 			ex, err := Expectations()
 			if err != nil {
 				Fail(err.Error())
 			}
-			key := matrix.CellKey(s, coords)
+			key := req.Key()
 			// Known-bad runs (the broken producer and the liar too) carry
 			// their own expectation; only the others are held to the file's.
 			own := s.Expect == nil
 			if why := findings.ByDesign(ex, key); own && why != "" {
 				// Recorded in the run's folder, so the result table shows
 				// the reason; Ginkgo counts the spec skipped, not passed.
-				_ = artifacts.NotApplicable(s.Dir(slot), "the client cannot meet the scenario's condition by design: "+why)
+				_ = artifacts.NotApplicable(req.Dir(slot), "the client cannot meet the scenario's condition by design: "+why)
 				Skip(fmt.Sprintf("%s: %s cannot meet the scenario's condition by design (results/expectations.json): %s", s.Name, at.Client, why))
 			}
-			res, err := s.Execute(ctx, slot, GinkgoWriter)
+			// The driver is prepared here, as matrix.Run prepares its jobs'.
+			if err := at.Driver.Prepare(ctx, GinkgoWriter); err != nil {
+				Fail(fmt.Sprintf("%s could not prepare %s: %v", s.Name, at.Client, err))
+			}
+			res, err := req.Execute(ctx, slot, GinkgoWriter)
 			if err != nil {
 				Fail(fmt.Sprintf("%s could not run: %v", s.Name, err))
 			}
