@@ -26,6 +26,7 @@ import (
 
 	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/findings"
+	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/scenario"
 	"github.com/kconform/kconform/verify"
 )
@@ -58,13 +59,18 @@ func Plan(kafkas, clients, scenarios []string, strict, realTime bool) ([]Job, er
 		if _, err := TransactionVersion(tv); err != nil {
 			return nil, fmt.Errorf("%s: %w", kv, err)
 		}
+		// Another broker is named before its release: tansu@0.6.0.
+		broker, release, other := strings.Cut(version, "@")
 		for _, c := range clients {
 			at, err := scenario.ResolveBy(version, mode, c, lookup)
+			if other {
+				at, err = scenario.ResolveOn(fixtures.Broker(broker), release, mode, c, nil)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", kv, err)
 			}
 			for _, n := range scenarios {
-				cell := Cell{Scenario: n, Kafka: version, Mode: mode, Driver: c, RealTime: realTime, Strict: strict, TransactionVersion: tv}
+				cell := Cell{Scenario: n, Kafka: version, Mode: mode, Broker: at.Broker, Driver: c, RealTime: realTime, Strict: strict, TransactionVersion: tv}
 				j, err := cell.job(at)
 				if err != nil {
 					return nil, err
@@ -98,6 +104,11 @@ func TransactionVersion(s string) (int, error) {
 type Cell struct {
 	// Scenario is the catalogue scenario's name.
 	Scenario string
+	// Broker is the broker implementation, "" for Apache Kafka (Kafka is
+	// then its release); External, a cluster kconform did not start
+	// (Kafka is then the name the user gave it).
+	Broker   fixtures.Broker
+	External *fixtures.External
 	// Kafka is the version; Mode is "zk", "kraft" or "" for the
 	// version's default.
 	Kafka, Mode string
@@ -135,7 +146,7 @@ type Cell struct {
 // Job resolves the cell into the job that runs it; an error says what in
 // the cell is wrong. The job carries the cell's driver, looked up once.
 func (c Cell) Job() (Job, error) {
-	at, err := scenario.Resolve(c.Kafka, c.Mode, c.Driver)
+	at, err := scenario.ResolveOn(c.Broker, c.Kafka, c.Mode, c.Driver, c.External)
 	if err != nil {
 		return Job{}, err
 	}
@@ -414,7 +425,7 @@ func runOnce(ctx context.Context, j Job, slot scenario.Slot, progress io.Writer)
 	case err != nil:
 		return Outcome{}, fmt.Errorf("%s: %w", j, err)
 	case res.NotApplicable != "":
-		fmt.Fprintf(progress, "kconform: %s does not apply to Kafka %s: %s\n", s.Name, j.At.Version, res.NotApplicable)
+		fmt.Fprintf(progress, "kconform: %s does not apply to %s: %s\n", s.Name, j.At, res.NotApplicable)
 		return Outcome{Job: j, OK: true, Grade: verify.NotApplicable, Line: "not applicable: " + res.NotApplicable, Dir: res.Dir}, nil
 	}
 	line := res.Verdict.OneLine()

@@ -20,7 +20,7 @@ func TestTransactionVersionCoordinate(t *testing.T) {
 		t.Fatalf("%d jobs", len(jobs))
 	}
 	tv1, tv2, none := jobs[0].Scenario, jobs[1].Scenario, jobs[2].Scenario
-	if tv1.Variant != "tv1" || tv1.Features[scenario.TransactionVersion] != 1 || tv1.Spec("4.4.0", fixtures.KRaft).Features[scenario.TransactionVersion] != 1 {
+	if tv1.Variant != "tv1" || tv1.Features[scenario.TransactionVersion] != 1 || tv1.Spec(scenario.Coordinates{Version: "4.4.0", Mode: fixtures.KRaft}).Features[scenario.TransactionVersion] != 1 {
 		t.Errorf("tv1: variant %q features %v", tv1.Variant, tv1.Features)
 	}
 	if why := tv1.NotApplicable("4.4.0", fixtures.KRaft); why != "" {

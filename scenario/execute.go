@@ -1,14 +1,17 @@
 package scenario
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/kconform/kconform/chaos"
 	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/internal/artifacts"
@@ -90,10 +93,19 @@ func (r Request) AddedList() []string {
 // the client. Resolve works them out once, from what a user typed, for the
 // command and the suites alike; everything below takes them as they are.
 type Coordinates struct {
-	// Version is a Kafka release, never a line such as "4.x".
+	// Broker is the broker implementation: Apache Kafka (the zero value)
+	// or Tansu; on a cluster kconform did not start, External.
+	Broker fixtures.Broker
+	// Version is the broker's release (a Kafka release, never a line such
+	// as "4.x"); on a cluster kconform did not start, the name the user
+	// gave it (--cluster-name).
 	Version string
-	// Mode is zk or kraft, never empty.
+	// Mode is zk or kraft (Tansu: postgres), never empty but on a cluster
+	// kconform did not start.
 	Mode fixtures.Mode
+	// External is the cluster kconform did not start (--bootstrap), or
+	// nil for a cluster Execute starts.
+	External *fixtures.External
 	// Client is the driver's name (a built-in name or the user's command
 	// line as given).
 	Client string
@@ -105,7 +117,49 @@ type Coordinates struct {
 
 // String is how a run's place is shown: "franz-go on Kafka 4.4.0 kraft".
 func (c Coordinates) String() string {
+	switch {
+	case c.External != nil:
+		return fmt.Sprintf("%s on %s (the cluster at %s)", c.Client, c.Version, strings.Join(c.External.Bootstrap, ","))
+	case c.Broker == fixtures.Tansu:
+		return fmt.Sprintf("%s on Tansu %s %s", c.Client, c.Version, c.Mode)
+	}
 	return fmt.Sprintf("%s on Kafka %s %s", c.Client, c.Version, c.Mode)
+}
+
+// ExternalBroker is the broker coordinate of a cluster kconform did not
+// start: its records' broker, beside the name the user gave it.
+const ExternalBroker fixtures.Broker = "external"
+
+// ResolveOn is Resolve on broker: Tansu's release and its storage, or
+// (broker external) a cluster kconform did not start, x, named name.
+func ResolveOn(broker fixtures.Broker, version, mode, client string, x *fixtures.External) (Coordinates, error) {
+	switch {
+	case x != nil:
+		if err := x.Check(); err != nil {
+			return Coordinates{}, err
+		}
+		if version == "" {
+			version = "cluster"
+		}
+		d, err := driver.Lookup(client)
+		if err != nil {
+			return Coordinates{}, err
+		}
+		return Coordinates{Broker: ExternalBroker, Version: version, Client: d.Name, Driver: d, External: x}, nil
+	case broker == fixtures.Tansu:
+		spec := fixtures.Spec{Broker: broker, Version: version, Mode: fixtures.Mode(mode)}
+		if err := spec.Check(); err != nil {
+			return Coordinates{}, err
+		}
+		d, err := driver.Lookup(client)
+		if err != nil {
+			return Coordinates{}, err
+		}
+		return Coordinates{Broker: broker, Version: version, Mode: cmp.Or(fixtures.Mode(mode), fixtures.Postgres), Client: d.Name, Driver: d}, nil
+	case broker == "" || broker == fixtures.ApacheKafka:
+		return Resolve(version, mode, client)
+	}
+	return Coordinates{}, fmt.Errorf("broker %q is unknown: use kafka or tansu (or --bootstrap for a cluster kconform did not start)", broker)
 }
 
 // Resolve turns a version ("4.x" is the newest 4), a mode ("" for the
@@ -130,6 +184,15 @@ func ResolveBy(version, mode, client string, lookup func(string) (*driver.Driver
 	return Coordinates{Version: version, Mode: m, Client: d.Name, Driver: d}, nil
 }
 
+// brokerName is the broker as a run's identity names it: "" for Apache
+// Kafka, so every record filed before the broker axis keeps its key.
+func (c Coordinates) brokerName() string {
+	if c.Broker == fixtures.ApacheKafka {
+		return ""
+	}
+	return string(c.Broker)
+}
+
 // Slot is one run's place among its request's runs: its artifacts folder
 // and the suffix added to the run's folder name ("-run2" for a repeat).
 type Slot struct {
@@ -139,7 +202,7 @@ type Slot struct {
 // Cell is the identity of the run (artifacts.Cell): its record's key and
 // its runs' place.
 func (r Request) Cell() artifacts.Cell {
-	return artifacts.Cell{Kafka: r.At.Version, Mode: string(r.At.Mode), Client: r.At.Client, Scenario: r.Scenario.Name,
+	return artifacts.Cell{Broker: r.At.brokerName(), Kafka: r.At.Version, Mode: string(r.At.Mode), Client: r.At.Client, Scenario: r.Scenario.Name,
 		Variant: artifacts.CellVariant(r.Scenario.Variant), ClientDefaults: r.Scenario.ClientDefaults, Added: r.AddedList()}
 }
 
@@ -166,14 +229,20 @@ func (r Request) Execute(ctx context.Context, slot Slot, progress io.Writer) (*R
 		}
 		return &Result{Dir: dir, NotApplicable: why}, nil
 	}
-	c, err := fixtures.Start(ctx, s.Spec(at.Version, at.Mode), progress)
+	start := func() (*fixtures.Cluster, error) { return fixtures.Start(ctx, s.Spec(at), progress) }
+	if at.External != nil {
+		start = func() (*fixtures.Cluster, error) {
+			return fixtures.Attach(ctx, *at.External, s.Spec(at).Topics, progress)
+		}
+	}
+	c, err := start()
 	// A cluster that did not become ready in time (a loaded machine, many
 	// clusters starting at once) is not the run's fault: one fresh try,
 	// then the run is recorded as not carried out rather than ending a
 	// whole matrix.
 	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 		fmt.Fprintf(progress, "kconform: %s: the cluster did not become ready (%v); starting a fresh one\n", s.Name, err)
-		c, err = fixtures.Start(ctx, s.Spec(at.Version, at.Mode), progress)
+		c, err = start()
 		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			_ = artifacts.Failed(dir, err)
 			return nil, &RunError{Dir: dir, Err: fmt.Errorf("cluster start: %w", err)}
@@ -183,7 +252,22 @@ func (r Request) Execute(ctx context.Context, slot Slot, progress io.Writer) (*R
 		return nil, err
 	}
 	defer c.Close(context.WithoutCancel(ctx))
+	if why := r.notApplicableOn(c); why != "" {
+		if err := artifacts.NotApplicable(dir, why); err != nil {
+			return nil, err
+		}
+		return &Result{Dir: dir, NotApplicable: why}, nil
+	}
 	res, err := r.Run(ctx, c, dir, progress)
+	// A node fault the user gave no command for: the scenario does not
+	// apply to that cluster, whatever ran before the step.
+	var na *chaos.NotApplicable
+	if errors.As(err, &na) {
+		if err := artifacts.NotApplicable(dir, na.Why); err != nil {
+			return nil, err
+		}
+		return &Result{Dir: dir, NotApplicable: na.Why}, nil
+	}
 	if err != nil {
 		saveCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
@@ -204,7 +288,17 @@ func (r Request) Execute(ctx context.Context, slot Slot, progress io.Writer) (*R
 // driver runs no transactions.
 func (r Request) notApplicable() string {
 	s, at, drv := r.Scenario, r.At, r.At.Driver
-	if s.NotApplicable != nil {
+	switch {
+	case at.Broker == fixtures.Tansu && s.KafkaOnly != "":
+		return "Tansu " + at.Version + ": " + s.KafkaOnly
+	case at.Broker == fixtures.Tansu && s.SeveralBrokers != "":
+		return fmt.Sprintf("Tansu %s names one broker (node %d) in its metadata, and %s", at.Version, fixtures.TansuNode, s.SeveralBrokers)
+	case at.Broker == fixtures.Tansu && s.Producer.Transactional():
+		return "Tansu " + at.Version + ": " + fixtures.TansuNoTransactions
+	case at.External != nil && (len(s.BrokerConfig) > 0 || len(s.Features) > 0):
+		return "it sets broker settings or cluster features kconform gives only a cluster it starts (" + strings.Join(slices.Sorted(maps.Keys(s.BrokerConfig)), ", ") + featureNames(s.Features) + ")"
+	}
+	if s.NotApplicable != nil && at.Broker != fixtures.Tansu && at.External == nil {
 		if why := s.NotApplicable(at.Version, at.Mode); why != "" {
 			return why
 		}
@@ -216,6 +310,23 @@ func (r Request) notApplicable() string {
 		return at.Client + ": its driver does not take the idle and resume commands the scenario's application needs (docs/clients.md)"
 	}
 	return ""
+}
+
+// notApplicableOn says why the request cannot run on c, a cluster
+// kconform did not start, once its brokers are known, or "".
+func (r Request) notApplicableOn(c *fixtures.Cluster) string {
+	if n := len(c.Brokers()); c.External() && n < 3 && r.Scenario.SeveralBrokers != "" {
+		return fmt.Sprintf("the cluster has %d broker(s), and %s", n, r.Scenario.SeveralBrokers)
+	}
+	return ""
+}
+
+// featureNames lists features as "; features a, b", or "".
+func featureNames(features map[string]int) string {
+	if len(features) == 0 {
+		return ""
+	}
+	return "; features " + strings.Join(slices.Sorted(maps.Keys(features)), ", ")
 }
 
 // RunError is a scenario run that could not finish (a driver that

@@ -45,7 +45,8 @@ func freeze() Scenario {
 // three times: librdkafka #4134's conditions.
 func majorityFreeze() Scenario {
 	return Scenario{
-		Name: "majority-freeze",
+		Name:           "majority-freeze",
+		SeveralBrokers: "it freezes the leader of partition 0 and a second replica, a majority of three",
 		Fault: "two of the three brokers (the leader of partition 0 and another) paused (docker pause) for 45 s, past the 30 s message timeout, then thawed for 20 s; three rounds, " +
 			"as librdkafka #4134 reports",
 		Requirement: "When a majority of brokers is frozen past the message timeout and thaws, again and again, a producer MUST NOT leave a gap in what it acknowledged nor write a record twice: records it gives up on are reported failed, and every record it acknowledged is in the log once, in order.",

@@ -45,6 +45,7 @@ func startupRace() Scenario {
 func producerExpiry() Scenario {
 	return Scenario{
 		Name:        "producer-expiry",
+		KafkaOnly:   "the brokers forget the idle producer through Kafka's producer.id.expiration.ms (KIP-854), a setting kconform gives Kafka alone",
 		Fault:       "the tap holds every produce request (no connection cut) for 20 s while the brokers, with producer.id.expiration.ms=10000, forget the idle producer; then releases them",
 		Requirement: "When brokers have forgotten a producer, it MUST recover without loss or duplicate: UNKNOWN_PRODUCER_ID or OUT_OF_ORDER_SEQUENCE_NUMBER leads to a new epoch or producer id starting at sequence 0.",
 		References:  []string{"KIP-854 (producer.id.expiration.ms, Kafka 3.4)", "KIP-360"},

@@ -41,12 +41,13 @@ func brokerRestart() Scenario {
 // operators do.
 func rollingRestart() Scenario {
 	return Scenario{
-		Name:        "rolling-restart",
-		Fault:       "every broker stopped gracefully (SIGTERM) and restarted, one by one, waiting for the cluster to be ready between them",
-		Requirement: "Through a rolling restart a producer MUST keep each partition's sequence as leadership moves from broker to broker: nothing lost, duplicated or reordered.",
-		References:  []string{"KIP-98", "Kafka operations: rolling restarts with controlled shutdown"},
-		MustShow:    "the client was producing to a broker in the 2 s before it was stopped",
-		Effects:     []verify.Effect{verify.ProducingTo(history.ActionStop)},
+		Name:           "rolling-restart",
+		SeveralBrokers: "it restarts brokers 1, 2 and 3 in turn while the others serve",
+		Fault:          "every broker stopped gracefully (SIGTERM) and restarted, one by one, waiting for the cluster to be ready between them",
+		Requirement:    "Through a rolling restart a producer MUST keep each partition's sequence as leadership moves from broker to broker: nothing lost, duplicated or reordered.",
+		References:     []string{"KIP-98", "Kafka operations: rolling restarts with controlled shutdown"},
+		MustShow:       "the client was producing to a broker in the 2 s before it was stopped",
+		Effects:        []verify.Effect{verify.ProducingTo(history.ActionStop)},
 		Schedule: []chaos.Step{
 			chaos.Stop(chaos.Node("broker-1")), chaos.Start(chaos.Victims(), 0), chaos.WaitReady(2 * time.Minute),
 			chaos.Stop(chaos.Node("broker-2")), chaos.Start(chaos.Victims(), 0), chaos.WaitReady(2 * time.Minute),
@@ -60,6 +61,7 @@ func rollingRestart() Scenario {
 func rollingUpgrade() Scenario {
 	return Scenario{
 		Name:          "rolling-upgrade",
+		KafkaOnly:     "it upgrades the brokers from one Apache Kafka release to the next",
 		Fault:         "every broker in turn stopped gracefully and started on the next Kafka release with its data kept, the next one only once all replicas are in sync again: 2.x -> 3.9.1 in ZooKeeper mode with inter.broker.protocol.version pinned to the old release, then a second roll unpinning it; 3.x -> 4.4.0 in KRaft mode, the controller after the brokers, then metadata.version raised",
 		Requirement:   "While a cluster is rolled onto a new Kafka release one broker at a time, a producer MUST keep going: nothing acknowledged lost, duplicated or reordered, sequences continuous, no fatal error.",
 		References:    []string{"Kafka's upgrade notes (rolling upgrade with inter.broker.protocol.version; KRaft: kafka-features.sh upgrade)", "KIP-584 (feature versions: metadata.version)", "KIP-98", "KIP-360"},

@@ -39,7 +39,8 @@ import (
 	"github.com/kconform/kconform/wiretap"
 )
 
-// Topic is the topic every scenario writes.
+// Topic is the topic every scenario writes (on a cluster kconform did
+// not start, with a suffix of the run's own: fixtures.Cluster.Topic).
 const Topic = "kconform"
 
 // Scenario is one conformance case: the cluster it needs, the workload, and
@@ -58,6 +59,14 @@ type Scenario struct {
 	Brokers, Partitions, MinInsync int
 	// BrokerConfig overrides broker settings for this scenario.
 	BrokerConfig map[string]string
+	// SeveralBrokers says why the schedule needs more than one broker,
+	// "" when one will do: it does not apply on a broker that names one
+	// broker in its metadata (Tansu) or a cluster with fewer than three.
+	SeveralBrokers string
+	// KafkaOnly says why the scenario means something on Apache Kafka
+	// alone, "" when it applies to any broker (it upgrades Kafka
+	// releases, or sets a setting only Kafka has).
+	KafkaOnly string
 	// Features are cluster feature levels the cluster is formatted with
 	// (fixtures.Spec.Features): WithTransactionVersion sets
 	// transaction.version. A run checks the cluster finalized them.
@@ -138,11 +147,16 @@ type Result struct {
 // failure Expect asks for.
 func (r *Result) OK() bool { return r.NotApplicable != "" || r.Run.OK }
 
-// Spec returns the cluster spec the scenario needs on version and mode.
-func (s Scenario) Spec(version string, mode fixtures.Mode) fixtures.Spec {
+// Spec returns the cluster spec the scenario needs at at: on Tansu, one
+// broker (all it names in its metadata) and no Kafka settings.
+func (s Scenario) Spec(at Coordinates) fixtures.Spec {
 	brokers, parts, isr := cmp.Or(s.Brokers, 3), cmp.Or(s.Partitions, 3), cmp.Or(s.MinInsync, 2)
-	return fixtures.Spec{Version: version, Mode: mode, Brokers: brokers, BrokerConfig: s.BrokerConfig, Features: s.Features,
-		Topics: []fixtures.Topic{{Name: Topic, Partitions: parts, MinInsyncReplicas: min(isr, brokers)}}}
+	spec := fixtures.Spec{Broker: at.Broker, Version: at.Version, Mode: at.Mode, Brokers: brokers, BrokerConfig: s.BrokerConfig, Features: s.Features}
+	if at.Broker == fixtures.Tansu {
+		spec.Brokers, spec.BrokerConfig, spec.Features = 1, nil, nil
+	}
+	spec.Topics = []fixtures.Topic{{Name: Topic, Partitions: parts, MinInsyncReplicas: min(isr, spec.Brokers)}}
+	return spec
 }
 
 // Run runs the scenario on a ready cluster in three steps, collect ->
@@ -214,7 +228,7 @@ func (r Request) Collect(ctx context.Context, c *fixtures.Cluster, dir string, p
 		cfg = producer.Config{Rate: s.Producer.Rate, Count: s.Producer.Count, BrokenSequences: s.Producer.BrokenSequences, Liar: s.Producer.Liar,
 			TransactionalID: s.Producer.TransactionalID, TransactionSize: s.Producer.TransactionSize, AbortEvery: s.Producer.AbortEvery}
 	}
-	cfg.Brokers, cfg.Topic, cfg.Partitions, cfg.RunID = tap.Addrs(), Topic, cmp.Or(s.Partitions, 3), producer.NewRunID()
+	cfg.Brokers, cfg.Topic, cfg.Partitions, cfg.RunID = tap.Addrs(), c.Topic(), cmp.Or(s.Partitions, 3), producer.NewRunID()
 	if cfg.Rate == 0 {
 		cfg.Rate = 200
 	}
@@ -242,7 +256,7 @@ func (r Request) Collect(ctx context.Context, c *fixtures.Cluster, dir string, p
 		cfg.Idle = &producer.Idle{}
 	}
 	settings, used := r.Settings(cfg)
-	env := &chaos.Env{Cluster: c, Tap: tap, Topic: Topic, TransactionalID: cfg.TransactionalID, Progress: progress, Idle: cfg.Idle}
+	env := &chaos.Env{Cluster: c, Tap: tap, Topic: cfg.Topic, TransactionalID: cfg.TransactionalID, Progress: progress, Idle: cfg.Idle}
 	// Faults that must meet the client's first requests are in place
 	// before it starts.
 	if len(s.AtStart) > 0 {
@@ -337,7 +351,7 @@ func (r Request) Collect(ctx context.Context, c *fixtures.Cluster, dir string, p
 
 // ReadBack assembles what a run of cfg left: the contract it asked of the
 // driver (Asked, its transactional settings included), the driver's events
-// for cfg.RunID from events, and Topic read back through cl. A run asked
+// for cfg.RunID from events, and cfg.Topic (default Topic) read back through cl. A run asked
 // for transactions, or whose events carry some, is read read_committed
 // first, waiting up to wait for its open transactions to end, so the
 // transaction checks have the consumer's view to judge; the raw read that
@@ -350,13 +364,14 @@ func ReadBack(ctx context.Context, cl *kgo.Client, cfg producer.Config, events i
 	if err != nil {
 		return nil, nil, err
 	}
-	h := &history.History{RunID: cfg.RunID, Topic: Topic, Unreadable: read.Unreadable, Client: read.Events, Asked: Asked(cfg)}
+	topic := cmp.Or(cfg.Topic, Topic)
+	h := &history.History{RunID: cfg.RunID, Topic: topic, Unreadable: read.Unreadable, Client: read.Events, Asked: Asked(cfg)}
 	if cfg.Transactional() || h.Transactional() {
-		if h.ReadCommitted, err = readback.ReadCommitted(ctx, cl, Topic, wait); err != nil {
+		if h.ReadCommitted, err = readback.ReadCommitted(ctx, cl, topic, wait); err != nil {
 			return nil, nil, fmt.Errorf("read back committed: %w", err)
 		}
 	}
-	if h.Log, h.ReadBack, err = readback.ReadLog(ctx, cl, Topic, cfg.RunID); err != nil {
+	if h.Log, h.ReadBack, err = readback.ReadLog(ctx, cl, topic, cfg.RunID); err != nil {
 		return nil, nil, err
 	}
 	h.LogRead = true
@@ -378,7 +393,7 @@ func readBackBeside(ctx context.Context, cl *kgo.Client, brokers []string, kinds
 	if len(kinds) == 0 {
 		return ReadBack(ctx, cl, cfg, events, wait)
 	}
-	n, err := producer.StartNeighbours(ctx, producer.NeighbourConfig{Brokers: brokers, Topic: Topic, Partitions: cfg.Partitions, Kinds: kinds,
+	n, err := producer.StartNeighbours(ctx, producer.NeighbourConfig{Brokers: brokers, Topic: cmp.Or(cfg.Topic, Topic), Partitions: cfg.Partitions, Kinds: kinds,
 		TransactionalID: "kconform-neighbour-" + cfg.RunID, Hold: hold})
 	if err != nil {
 		return nil, nil, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kconform/kconform/driver"
 	"github.com/kconform/kconform/findings"
+	"github.com/kconform/kconform/fixtures"
 	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/internal/cli"
 	"github.com/kconform/kconform/matrix"
@@ -46,8 +47,13 @@ func runRun(ctx context.Context, args []string) error {
 	c := matrix.Cell{Added: map[string]string{}}
 	fs.StringVar(&c.Driver, "driver", os.Getenv("KCONFORM_CLIENT"), "driver: "+driver.Choices()+"; NAME@VERSION for another release of that client, installed on first use from its registry (librdkafka@2.3.0, java@3.7.0, kafkajs@2.1.0: docs/clients.md); or a command line (env KCONFORM_CLIENT; default "+driver.Reference+")")
 	fs.StringVar(&c.Scenario, "scenario", "seed", "scenario: "+strings.Join(scenario.Names(), ", "))
-	fs.StringVar(&c.Kafka, "kafka", "2.8.2", "Kafka version")
-	fs.StringVar(&c.Mode, "mode", "", "zk or kraft (default: zk before 4.0, kraft from 4.0)")
+	fs.StringVar(&c.Kafka, "kafka", "2.8.2", "Kafka version (with --broker tansu, Tansu's: 0.6.0)")
+	fs.StringVar(&c.Mode, "mode", "", "zk or kraft (default: zk before 4.0, kraft from 4.0; Tansu: postgres)")
+	fs.Func("broker", "the broker implementation kconform starts: kafka (default) or tansu, built offline from crates.io (docs/brokers.md)", func(v string) error { c.Broker = fixtures.Broker(v); return nil })
+	external := fixtures.External{Commands: map[string]string{}}
+	bootstrap := fs.String("bootstrap", "", "HOST:PORT[,HOST:PORT...] of a cluster kconform did not start, on 127.0.0.1: the run uses it as it is (docs/brokers.md)")
+	fs.Func("node-command", "with --bootstrap: [NODE:]ACTION=COMMAND, the shell command that makes a node fault on that cluster (ACTION kill, stop, start, pause or unpause; {id} and {name} stand for the broker id and node name; NODE e.g. broker-1 or zookeeper); repeatable. A scenario whose faults lack one is NOT-APPLICABLE", func(v string) error { return fixtures.ParseNodeCommand(external.Commands, v) })
+	clusterName := fs.String("cluster-name", "cluster", "with --bootstrap: the name the cluster's records go under (redpanda-24.2, say)")
 	artifacts := fs.String("artifacts", "artifacts", "folder for histories, verdicts and logs")
 	repeat := fs.Int("repeat", 1, "runs, each on a fresh cluster (for flake counts)")
 	expectations := fs.String("expectations", "results/"+findings.ExpectationsFile, "expectations file: a run that comes out as its cell's expectation says, with its why, is as expected")
@@ -65,6 +71,13 @@ func runRun(ctx context.Context, args []string) error {
 		func(v string) error { c.Neighbours = append(c.Neighbours, v); return nil })
 	if err := cli.Parse(fs, args); err != nil {
 		return err
+	}
+	switch {
+	case *bootstrap != "":
+		external.Bootstrap = cli.List(*bootstrap)
+		c.External, c.Kafka = &external, *clusterName
+	case len(external.Commands) > 0:
+		return cli.Usage("--node-command acts on a cluster kconform did not start: give its --bootstrap")
 	}
 	job, err := c.Job()
 	if err != nil {

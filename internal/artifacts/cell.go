@@ -16,7 +16,13 @@ import (
 // is the key's place with the run's folder name (RunFolder). A folder is
 // never read back into a cell: its run.json carries it.
 type Cell struct {
-	Client   string `json:"client"`
+	// Broker is the broker implementation, "" for Apache Kafka (every
+	// record filed before the broker axis): "tansu", or "external" for a
+	// cluster kconform did not start.
+	Broker string `json:"broker,omitempty"`
+	Client string `json:"client"`
+	// Kafka is the broker's release (Kafka's unless Broker names another;
+	// for an external cluster, the name the user gave it).
 	Kafka    string `json:"kafka"`
 	Mode     string `json:"mode"`
 	Scenario string `json:"scenario"`
@@ -35,11 +41,25 @@ func CellVariant(variant string) string {
 	return strings.Trim(strings.ReplaceAll(v, "--", "-"), "-")
 }
 
-// Key names the cell: <kafka>-<mode>/<client>/<scenario>, then its
+// Place is where the cell's runs happen, as keys and folders name it:
+// <kafka>-<mode> on Apache Kafka, <broker>-<version>-<mode> on another
+// broker, external-<name> on a cluster kconform did not start.
+func (c Cell) Place() string {
+	p := c.Kafka
+	if c.Broker != "" {
+		p = c.Broker + "-" + p
+	}
+	if c.Mode != "" {
+		p += "-" + c.Mode
+	}
+	return p
+}
+
+// Key names the cell: <place>/<client>/<scenario>, then its
 // variant, "-real-time" for runs with the client's defaults (and a real
 // outage) and "-added-..." for settings a user added.
 func (c Cell) Key() string {
-	k := c.Kafka + "-" + c.Mode + "/" + c.Client + "/" + c.Scenario
+	k := c.Place() + "/" + c.Client + "/" + c.Scenario
 	if c.Variant != "" {
 		k += "-" + c.Variant
 	}
@@ -83,7 +103,7 @@ func (c Cell) EvidenceFile(runID string) string {
 // each part made safe for a path (a user's driver command line becomes
 // underscores and words).
 func (c Cell) RunFolder(root, name string) string {
-	return filepath.Join(root, safeFolder(c.Kafka+"-"+c.Mode), safeFolder(c.Client), safeFolder(name))
+	return filepath.Join(root, safeFolder(c.Place()), safeFolder(c.Client), safeFolder(name))
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

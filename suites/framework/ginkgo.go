@@ -115,7 +115,7 @@ func DescribeScenario(s scenario.Scenario, labels ...string) bool {
 				Fail(fmt.Sprintf("%s could not run: %v", s.Name, err))
 			}
 			if res.NotApplicable != "" {
-				Skip(fmt.Sprintf("%s does not apply to Kafka %s: %s", s.Name, at.Version, res.NotApplicable))
+				Skip(fmt.Sprintf("%s does not apply to %s: %s", s.Name, at, res.NotApplicable))
 			}
 			AddReportEntry("grade", string(res.Verdict.Grade))
 			AddReportEntry("verdict", res.Verdict.OneLine())
