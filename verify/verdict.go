@@ -50,6 +50,9 @@ type Violation struct {
 	Summary string `json:"summary"`
 	// fatal marks the liveness finding of a fatal error the client printed.
 	fatal bool
+	// about is the batch a sequence finding is about (suppression
+	// wire-before-log).
+	about *batchKey
 }
 
 // Verdict is the result of checking a history.

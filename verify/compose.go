@@ -1,0 +1,143 @@
+package verify
+
+import (
+	"slices"
+
+	"github.com/kconform/kconform/history"
+)
+
+// The verifier is composed as Jepsen's checker compose is: the facts are
+// built once, then independent checkers, one per property (and one per
+// kind of INFORMATIONAL note), each judge them and return their
+// findings; the findings are merged in the checkers' order, the
+// suppressions applied, and the verdict graded. A checker that panics
+// has its property left unjudged and the verdict INCONCLUSIVE unless
+// another checker's finding FAILED it, as Jepsen's crashed checker gives
+// :unknown, which a false beats; it never crashes the verifier.
+
+// checker is one of the verifier's checkers.
+type checker struct {
+	// name names it.
+	name string
+	// property is the property it judges, "" for a checker of
+	// INFORMATIONAL notes; checks the checks its findings have.
+	property Property
+	checks   []CheckID
+	// check judges the facts. found are the findings the checkers before
+	// it made, as the verdict lists them (suppressions and the cap per
+	// check applied): only liveness reads them, to judge the recovery
+	// from each deviation the broker turned away.
+	check func(f *facts, found []Violation) result
+}
+
+// checkers are the verifier's checkers, in the order their findings are
+// merged: the order findings of one grade at one time are listed in.
+var checkers = []checker{
+	{name: "epochs", checks: []CheckID{EpochBump, ProducerIDChange}, check: checkEpochs},
+	{name: "sequence", property: ResetsSequence, check: checkSequence,
+		checks: []CheckID{LegalReset, SequenceContinuity, SendOrder, EpochStart, RetryMismatch, Idempotence}},
+	{name: "duplicated", property: WritesTwice, checks: []CheckID{Duplicate}, check: checkDuplicated},
+	{name: "reordered", property: Reorders, checks: []CheckID{Order}, check: checkReordered},
+	{name: "lost", property: LosesAcknowledged, checks: []CheckID{AckedLost, SilentGap}, check: checkLost},
+	{name: "misplaced", property: MisplacesRecords, checks: []CheckID{WrongOffset}, check: checkMisplaced},
+	{name: "failed-but-written", checks: []CheckID{FailedButWritten}, check: checkFailedButWritten},
+	{name: "transactions", property: BreaksTransaction, check: checkTransactions,
+		checks: []CheckID{TxnAtomic, NoAbortedRead, CommitAcknowledged, NoHangingTransaction, ZombieFenced}},
+	{name: "liveness", property: StopsForGood, checks: []CheckID{Liveness}, check: checkLiveness},
+}
+
+// result is what one checker found.
+type result struct {
+	// findings are its findings, in the order it found them.
+	findings []Violation
+	// unreadable and incomplete say why parts of the history cannot be
+	// judged (see Check), warnings what did not stop the check.
+	unreadable, incomplete, warnings []string
+	// livenessNote says why liveness was not judged from the last fault
+	// step (Verdict.livenessNote).
+	livenessNote string
+}
+
+// add records a finding.
+func (r *result) add(x Violation) { r.findings = append(r.findings, x) }
+
+// merged is the verdict as the checkers' results are merged into it.
+type merged struct {
+	h    *history.History
+	opts Options
+	v    Verdict
+	// kept counts the findings kept per check, against the cap.
+	kept map[CheckID]int
+	// wireAbout are the batches wire findings are about, all of them,
+	// those past the cap among them (suppression wire-before-log).
+	wireAbout map[batchKey]bool
+	// unreadable and incomplete are the reasons gathered so far.
+	unreadable, incomplete []string
+}
+
+// judge builds the facts of h, runs list's checkers on them, and merges
+// and grades what they found. Check runs it with checkers.
+func judge(h *history.History, opts Options, list []checker) *Verdict {
+	m := &merged{h: h, opts: opts, kept: map[CheckID]int{}, wireAbout: map[batchKey]bool{}}
+	m.v.Violations = []Violation{}
+	f := newFacts(h, opts)
+	m.v.Stats, m.v.ProducerFatal = f.stats, f.producerFatal
+	m.unreadable, m.incomplete = slices.Clone(f.unreadable), slices.Clone(f.incomplete)
+	for _, c := range list {
+		m.merge(c.check(f, m.v.Violations))
+	}
+	m.inputs(f)
+	m.effects()
+	m.grade()
+	m.v.Paragraph = m.v.paragraph()
+	// A copy: a pointer to m.v would keep the merge, and through it the
+	// history, alive as long as the verdict.
+	v := m.v
+	return &v
+}
+
+// merge adds a checker's result to the verdict: each finding the
+// suppressions do not drop, up to the cap per check (the rest counted),
+// dated against the fault steps.
+func (m *merged) merge(r result) {
+	for _, x := range r.findings {
+		if slices.ContainsFunc(suppressions, func(s suppression) bool { return s.drops(x, m) }) {
+			continue
+		}
+		if x.Source == "wire" && x.about != nil {
+			m.wireAbout[*x.about] = true
+		}
+		m.add(x)
+	}
+	m.unreadable = append(m.unreadable, r.unreadable...)
+	m.incomplete = append(m.incomplete, r.incomplete...)
+	m.v.Warnings = append(m.v.Warnings, r.warnings...)
+	if r.livenessNote != "" {
+		m.v.livenessNote = r.livenessNote
+	}
+}
+
+// add lists a finding, or counts it past the cap.
+func (m *merged) add(x Violation) {
+	if m.kept[x.Check] >= m.opts.MaxPerCheck {
+		if m.v.Omitted == nil {
+			m.v.Omitted = map[CheckID]int{}
+		}
+		m.v.Omitted[x.Check]++
+		return
+	}
+	m.kept[x.Check]++
+	if !x.Time.IsZero() {
+		// The nearest step that concerns the finding's partition or the
+		// whole cluster: another partition's tap fault is not its cause.
+		if f := m.h.FaultBeforeOn(x.Time, m.h.Topic, x.Partition); f != nil {
+			x.Fault = f
+			x.SinceFault = x.Time.Sub(f.Time).Seconds()
+		}
+		// Before the first fault step the scenario has not begun: what
+		// went wrong there is the client's (or the cluster's) start-up,
+		// not the scenario's finding.
+		x.StartUp = len(m.h.Faults) > 0 && x.Time.Before(m.h.Faults[0].Time)
+	}
+	m.v.Violations = append(m.v.Violations, x)
+}
