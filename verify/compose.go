@@ -1,7 +1,11 @@
 package verify
 
 import (
+	"fmt"
+	"path/filepath"
+	"runtime/debug"
 	"slices"
+	"strings"
 
 	"github.com/kconform/kconform/history"
 )
@@ -17,7 +21,7 @@ import (
 
 // checker is one of the verifier's checkers.
 type checker struct {
-	// name names it.
+	// name names it in a reason, when it fails.
 	name string
 	// property is the property it judges, "" for a checker of
 	// INFORMATIONAL notes; checks the checks its findings have.
@@ -76,24 +80,82 @@ type merged struct {
 }
 
 // judge builds the facts of h, runs list's checkers on them, and merges
-// and grades what they found. Check runs it with checkers.
+// and grades what they found. Check runs it with checkers; a test with
+// its own (a checker that panics).
 func judge(h *history.History, opts Options, list []checker) *Verdict {
 	m := &merged{h: h, opts: opts, kept: map[CheckID]int{}, wireAbout: map[batchKey]bool{}}
 	m.v.Violations = []Violation{}
-	f := newFacts(h, opts)
-	m.v.Stats, m.v.ProducerFatal = f.stats, f.producerFatal
-	m.unreadable, m.incomplete = slices.Clone(f.unreadable), slices.Clone(f.incomplete)
-	for _, c := range list {
-		m.merge(c.check(f, m.v.Violations))
+	var f *facts
+	if err := safely(func() { f = newFacts(h, opts) }); err != "" {
+		m.incomplete = append(m.incomplete, "the verifier could not index the history (a kconform bug): "+err)
+		m.v.Crashed = append(m.v.Crashed, "facts")
+	} else {
+		m.v.Stats, m.v.ProducerFatal = f.stats, f.producerFatal
+		m.unreadable, m.incomplete = slices.Clone(f.unreadable), slices.Clone(f.incomplete)
+		for _, c := range list {
+			var r result
+			err := safely(func() { r = c.check(f, m.v.Violations) })
+			if i := slices.IndexFunc(r.findings, func(x Violation) bool { return !slices.Contains(c.checks, x.Check) }); err == "" && i >= 0 {
+				// Its property's result would be another's.
+				err = fmt.Sprintf("it found %s, not one of its checks", r.findings[i].Check)
+			}
+			if err != "" {
+				m.crashed(c, err)
+				continue
+			}
+			m.merge(r)
+		}
+		if err := safely(func() { m.inputs(f) }); err != "" {
+			m.crashed(checker{name: "inputs"}, err)
+		}
+		if err := safely(func() { m.effects() }); err != "" {
+			m.crashed(checker{name: "effects"}, err)
+		}
 	}
-	m.inputs(f)
-	m.effects()
 	m.grade()
 	m.v.Paragraph = m.v.paragraph()
 	// A copy: a pointer to m.v would keep the merge, and through it the
 	// history, alive as long as the verdict.
 	v := m.v
 	return &v
+}
+
+// safely runs fn, and returns what it panicked with and where ("" when
+// it returned).
+func safely(fn func()) (err string) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Sprintf("panic: %v%s", p, panicSite(string(debug.Stack())))
+		}
+	}()
+	fn()
+	return ""
+}
+
+// panicSite names the function that panicked and its line, from a stack
+// taken in the deferred recover: the first frame below panic() that is
+// not the runtime's.
+func panicSite(stack string) string {
+	lines := strings.Split(stack, "\n")
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "panic(") })
+	for j := i + 2; i >= 0 && j+1 < len(lines); j += 2 {
+		if fn := lines[j]; !strings.HasPrefix(fn, "runtime.") {
+			fn = fn[strings.LastIndex(fn[:strings.LastIndex(fn, "(")], "/")+1 : strings.LastIndex(fn, "(")]
+			file, _, _ := strings.Cut(strings.TrimSpace(lines[j+1]), " ")
+			return fmt.Sprintf(" (in %s, %s)", fn, filepath.Base(file))
+		}
+	}
+	return ""
+}
+
+// crashed notes a checker that panicked: what it judges is not judged.
+func (m *merged) crashed(c checker, err string) {
+	what := "what it checks was not checked"
+	if c.property != "" {
+		what = fmt.Sprintf("whether the producer %s was not judged", c.property)
+	}
+	m.incomplete = append(m.incomplete, fmt.Sprintf("the %s checker failed (a kconform bug): %s; %s", c.name, err, what))
+	m.v.Crashed = append(m.v.Crashed, c.name)
 }
 
 // merge adds a checker's result to the verdict: each finding the
@@ -140,4 +202,14 @@ func (m *merged) add(x Violation) {
 		x.StartUp = len(m.h.Faults) > 0 && x.Time.Before(m.h.Faults[0].Time)
 	}
 	m.v.Violations = append(m.v.Violations, x)
+}
+
+// checkerOf returns the checker whose findings have check id.
+func checkerOf(id CheckID) (checker, bool) {
+	for _, c := range checkers {
+		if slices.Contains(c.checks, id) {
+			return c, true
+		}
+	}
+	return checker{}, false
 }

@@ -76,6 +76,10 @@ type Verdict struct {
 	ProducerFatal string `json:"producer_fatal,omitempty"`
 	// Warnings are problems with the input that did not stop the check.
 	Warnings []string `json:"warnings,omitempty"`
+	// Crashed names the checkers that failed on the history (a kconform
+	// bug; Inconclusive says how): the properties they judge are not
+	// judged. Empty for a verdict every checker made.
+	Crashed []string `json:"crashed,omitempty"`
 	// Paragraph explains the verdict to a person.
 	Paragraph string `json:"paragraph"`
 	// livenessNote says why liveness was not judged from the last fault
