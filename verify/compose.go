@@ -95,15 +95,15 @@ func judge(h *history.History, opts Options, list []checker) *Verdict {
 		for _, c := range list {
 			var r result
 			err := safely(func() { r = c.check(f, m.v.Violations) })
-			if i := slices.IndexFunc(r.findings, func(x Violation) bool { return !slices.Contains(c.checks, x.Check) }); err == "" && i >= 0 {
-				// Its property's result would be another's.
-				err = fmt.Sprintf("it found %s, not one of its checks", r.findings[i].Check)
+			if err == "" {
+				err = c.stray(r)
+			}
+			if err == "" {
+				err = safely(func() { m.merge(r) })
 			}
 			if err != "" {
 				m.crashed(c, err)
-				continue
 			}
-			m.merge(r)
 		}
 		if err := safely(func() { m.inputs(f) }); err != "" {
 			m.crashed(checker{name: "inputs"}, err)
@@ -118,6 +118,15 @@ func judge(h *history.History, opts Options, list []checker) *Verdict {
 	// history, alive as long as the verdict.
 	v := m.v
 	return &v
+}
+
+// stray says which finding of r has a check not c's ("" when none): its
+// property's result would be another's.
+func (c checker) stray(r result) string {
+	if i := slices.IndexFunc(r.findings, func(x Violation) bool { return !slices.Contains(c.checks, x.Check) }); i >= 0 {
+		return fmt.Sprintf("it found %s, not one of its checks", r.findings[i].Check)
+	}
+	return ""
 }
 
 // safely runs fn, and returns what it panicked with and where ("" when
@@ -140,9 +149,11 @@ func panicSite(stack string) string {
 	i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "panic(") })
 	for j := i + 2; i >= 0 && j+1 < len(lines); j += 2 {
 		if fn := lines[j]; !strings.HasPrefix(fn, "runtime.") {
-			fn = fn[strings.LastIndex(fn[:strings.LastIndex(fn, "(")], "/")+1 : strings.LastIndex(fn, "(")]
+			if k := strings.LastIndex(fn, "("); k > 0 {
+				fn = fn[:k] // its arguments
+			}
 			file, _, _ := strings.Cut(strings.TrimSpace(lines[j+1]), " ")
-			return fmt.Sprintf(" (in %s, %s)", fn, filepath.Base(file))
+			return fmt.Sprintf(" (in %s, %s)", fn[strings.LastIndex(fn, "/")+1:], filepath.Base(file))
 		}
 	}
 	return ""
