@@ -85,57 +85,64 @@ func TestRejudge(t *testing.T) {
 	}
 }
 
-// TestResultsAreJudgedAgain: every history kept under results/ gets the
-// grade and first check its record says with this kconform's verifier; a
-// change of the verifier comes with the records it changes. A record that
-// says otherwise than its evidence is caught.
-func TestResultsAreJudgedAgain(t *testing.T) {
-	var x findings.Rejudged // the first run judged
-	judged := 0
-	err := findings.Rejudge("../results", JudgeRecord, func(r findings.Rejudged) error {
-		if r.Changed() {
-			t.Errorf("%s run %s: recorded %s %s, judged now %s", r.Record.Key(), r.Run.RunID, r.Run.Grade, r.Run.Check, r.Verdict.OneLine())
-		}
-		if judged++; judged == 1 {
-			x = r
-		}
-		return nil
-	})
+// TestRejudgeCatchesAStaleRecord: a kept run judged again is "changed"
+// exactly when its record says otherwise than its evidence. Every kept
+// history is judged again by make unit's last line (kconform verify
+// --results results), which fails on a changed one; this test judges one,
+// as recorded and with its record made to contradict it.
+func TestRejudgeCatchesAStaleRecord(t *testing.T) {
+	records, err := findings.Read("../results")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if judged == 0 {
-		t.Fatal("results/ keeps no evidence: nothing was judged again")
+	var rec findings.Record
+	for _, r := range records {
+		for _, run := range r.RunList {
+			if run.Evidence != "" && rec.RunList == nil {
+				rec = r
+				rec.RunList = []findings.Run{run}
+			}
+		}
 	}
-
-	// A record whose run says PASS over evidence that fails.
+	if rec.RunList == nil {
+		t.Fatal("results/ keeps no evidence: nothing to judge again")
+	}
+	x := rec.RunList[0]
+	// The record as kept, then one whose run says another grade than its
+	// evidence gets.
+	stale := x
+	if x.Grade == verify.Pass {
+		stale.Grade, stale.Check = verify.Failed, string(verify.AckedLost)
+	} else {
+		stale.Grade, stale.Check = verify.Pass, ""
+	}
 	dir := t.TempDir()
-	rec := x.Record
-	rec.RunList = []findings.Run{x.Run}
-	rec.RunList[0].Grade, rec.RunList[0].Check = verify.Pass, ""
-	if err := findings.Write(dir, []findings.Record{rec}); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join("../results", x.Run.Evidence))
+	b, err := os.ReadFile(filepath.Join("../results", x.Evidence))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, x.Run.Evidence)), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, x.Evidence)), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, x.Run.Evidence), b, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, x.Evidence), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var again []findings.Rejudged
-	err = findings.Rejudge(dir, JudgeRecord, func(x findings.Rejudged) error {
-		again = append(again, x)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(again) != 1 || !again[0].Changed() {
-		t.Fatalf("a record that contradicts its evidence: want it changed, got %+v", again)
+	for _, run := range []findings.Run{x, stale} {
+		rec.RunList = []findings.Run{run}
+		if err := findings.Write(dir, []findings.Record{rec}); err != nil {
+			t.Fatal(err)
+		}
+		var again []findings.Rejudged
+		err = findings.Rejudge(dir, JudgeRecord, func(x findings.Rejudged) error {
+			again = append(again, x)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := run.Grade != x.Grade; len(again) != 1 || again[0].Changed() != want {
+			t.Fatalf("%s run %s recorded %s %s: want changed=%v, got %+v", rec.Key(), run.RunID, run.Grade, run.Check, want, again)
+		}
 	}
 }
 

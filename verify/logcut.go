@@ -68,17 +68,17 @@ func (g *logGaps) add(partition int32, from, to int64) {
 	g.spans[partition] = append(g.spans[partition], history.OffsetSpan{From: from, To: to})
 }
 
-// checkLogComplete finds where the log read back is incomplete: the
-// read-back's spans against the batches' offsets, and the history's
-// lines that could not be read.
-func (c *checker) checkLogComplete() {
-	if !c.hasLog() || c.opts.WireOnly {
+// findGaps finds where the log read back is incomplete: the read-back's
+// spans against the batches' offsets, and the history's lines that could
+// not be read.
+func (f *facts) findGaps() {
+	if !f.hasLog || f.opts.WireOnly {
 		return
 	}
-	g := &c.gaps
+	g := &f.gaps
 	byPart := map[int32][]*history.LogBatch{}
-	for i := range c.h.Log {
-		b := &c.h.Log[i]
+	for i := range f.h.Log {
+		b := &f.h.Log[i]
 		byPart[b.Partition] = append(byPart[b.Partition], b)
 	}
 	for _, bs := range byPart {
@@ -88,7 +88,7 @@ func (c *checker) checkLogComplete() {
 	// A span the read-back read and no batch covers: the log's batches
 	// cover every offset from the log start to the high watermark (a
 	// marker takes one offset, and no topic kconform writes is compacted).
-	for _, r := range c.h.ReadBack {
+	for _, r := range f.h.ReadBack {
 		next := r.Start
 		missing := func(from, to int64) {
 			g.add(r.Partition, from, to)
@@ -112,10 +112,10 @@ func (c *checker) checkLogComplete() {
 		}
 	}
 	if len(why) > 0 {
-		c.incomplete = append(c.incomplete, fmt.Sprintf("the log read back is incomplete: the read-back read %s, which no batch of the history covers (a history cut short, or a log not saved whole): records acknowledged there, and transactions ending there, cannot be judged", joinAnd(limit(why, 5))))
+		f.incomplete = append(f.incomplete, fmt.Sprintf("the log read back is incomplete: the read-back read %s, which no batch of the history covers (a history cut short, or a log not saved whole): records acknowledged there, and transactions ending there, cannot be judged", joinAnd(limit(why, 5))))
 	}
 	why = why[:0]
-	for _, l := range c.h.Broken {
+	for _, l := range f.h.Broken {
 		switch {
 		case l.Source == history.SourceLog && l.Partition >= 0 && l.BaseOffset >= 0:
 			to := int64(math.MaxInt64)
@@ -137,7 +137,7 @@ func (c *checker) checkLogComplete() {
 		}
 	}
 	if len(why) > 0 {
-		c.incomplete = append(c.incomplete, fmt.Sprintf("the log read back is incomplete: lines of it could not be read (%s): records acknowledged there, and transactions ending there, cannot be judged", strings.Join(limit(why, 3), "; ")))
+		f.incomplete = append(f.incomplete, fmt.Sprintf("the log read back is incomplete: lines of it could not be read (%s): records acknowledged there, and transactions ending there, cannot be judged", strings.Join(limit(why, 3), "; ")))
 	}
 }
 
@@ -158,4 +158,76 @@ func limit(items []string, n int) []string {
 		return items
 	}
 	return append(slices.Clone(items[:n]), fmt.Sprintf("%d more", len(items)-n))
+}
+
+// readLogShape holds the log read back to what a log is: per partition,
+// batches at rising base offsets, records at rising offsets, one record
+// per offset, and control batches holding a marker, no producer's
+// records. Anything else is malformed input (a broken read-back or a
+// forged history): the verdict stands only on what the log still shows
+// (a FAILED finding from it), the rest INCONCLUSIVE. A log whose base
+// offsets go backwards is judged in offset order.
+func (f *facts) readLogShape() {
+	type last struct {
+		base, offset int64
+		seen         bool
+	}
+	prev := map[int32]*last{}
+	var twice, backwards, control []string
+	for i := range f.h.Log {
+		b := &f.h.Log[i]
+		l := prev[b.Partition]
+		if l == nil {
+			l = &last{base: -1, offset: -1}
+			prev[b.Partition] = l
+		}
+		if l.seen && b.BaseOffset <= l.base {
+			backwards = append(backwards, fmt.Sprintf("partition %d: a batch at base offset %d after one at %d", b.Partition, b.BaseOffset, l.base))
+		}
+		l.base, l.seen = b.BaseOffset, true
+		if b.Control && ofRunRecords(b.Records) {
+			control = append(control, fmt.Sprintf("partition %d offset %d", b.Partition, b.BaseOffset))
+		}
+		for _, r := range b.Records {
+			switch {
+			case r.Offset == l.offset:
+				twice = append(twice, fmt.Sprintf("partition %d offset %d", b.Partition, r.Offset))
+			case r.Offset < l.offset || r.Offset < b.BaseOffset:
+				backwards = append(backwards, fmt.Sprintf("partition %d: a record at offset %d after one at %d", b.Partition, r.Offset, l.offset))
+			}
+			l.offset = max(l.offset, r.Offset)
+		}
+	}
+	if len(control) > 0 {
+		f.unreadable = append(f.unreadable, fmt.Sprintf("the log read back is malformed: %d control batches list records of this run (first: %s), but a control batch holds a transaction marker, never a producer's records; they are not taken as data", len(control), control[0]))
+	}
+	if len(twice) > 0 {
+		f.logMalformed = true
+		f.unreadable = append(f.unreadable, fmt.Sprintf("the log read back is malformed: %d offsets hold two records (first: %s), where a log holds one record per offset", len(twice), twice[0]))
+	}
+	if len(backwards) > 0 {
+		f.logMalformed = true
+		f.unreadable = append(f.unreadable, fmt.Sprintf("the log read back is malformed: %d offsets go backwards (first: %s), where a log's offsets only rise; it is judged in offset order", len(backwards), backwards[0]))
+		f.sortRunLog()
+	}
+}
+
+// sortRunLog puts the run's batches in offset order, the log's order:
+// each partition's batches are sorted into the places that partition
+// held, so partitions interleave as before.
+func (f *facts) sortRunLog() {
+	slots := map[int32][]int{}
+	for i, b := range f.runLog {
+		slots[b.Partition] = append(slots[b.Partition], i)
+	}
+	for _, idx := range slots {
+		bs := make([]*history.LogBatch, len(idx))
+		for k, i := range idx {
+			bs[k] = f.runLog[i]
+		}
+		sort.SliceStable(bs, func(i, j int) bool { return bs[i].BaseOffset < bs[j].BaseOffset })
+		for k, i := range idx {
+			f.runLog[i] = bs[k]
+		}
+	}
 }

@@ -1,9 +1,11 @@
 package verify
 
+import "slices"
+
 // Property is one part of the producer's promise as a user asks about
-// it ("does my client lose data?"): each check judges one, and a verdict
-// says of each whether it held (Verdict.Properties), as Jepsen's checkers
-// give a result per anomaly.
+// it ("does my client lose data?"): one checker judges each (checkers),
+// and a verdict says of each whether it held (Verdict.Properties), as
+// Jepsen's checkers give a result per anomaly.
 type Property string
 
 // The properties, in the order the pages show them.
@@ -20,23 +22,13 @@ const (
 // Properties lists every property, in the order the pages show them.
 var Properties = []Property{LosesAcknowledged, MisplacesRecords, WritesTwice, Reorders, ResetsSequence, StopsForGood, BreaksTransaction}
 
-// propertyOf maps each check to the property it judges; a check not here
-// (epoch-bump, producer-id-change, failed-but-written) reports what the
-// promise allows and judges none.
-var propertyOf = map[CheckID]Property{
-	AckedLost: LosesAcknowledged, SilentGap: LosesAcknowledged,
-	WrongOffset: MisplacesRecords,
-	Duplicate:   WritesTwice,
-	Order:       Reorders,
-	LegalReset:  ResetsSequence, SequenceContinuity: ResetsSequence, SendOrder: ResetsSequence,
-	EpochStart: ResetsSequence, RetryMismatch: ResetsSequence, Idempotence: ResetsSequence,
-	Liveness:  StopsForGood,
-	TxnAtomic: BreaksTransaction, NoAbortedRead: BreaksTransaction, CommitAcknowledged: BreaksTransaction,
-	NoHangingTransaction: BreaksTransaction, ZombieFenced: BreaksTransaction,
+// PropertyOf is the property check id judges: that of the checker whose
+// findings have it (checkers), or "" for a check that reports what the
+// promise allows (epoch-bump, producer-id-change, failed-but-written).
+func PropertyOf(id CheckID) Property {
+	c, _ := checkerOf(id)
+	return c.property
 }
-
-// PropertyOf is the property check id judges, or "" for none.
-func PropertyOf(id CheckID) Property { return propertyOf[id] }
 
 // Meaning says in a few words what a user meets when the property is
 // broken.
@@ -88,21 +80,28 @@ type Result struct {
 func (r Result) Judged() bool { return r.Held || r.Check != "" }
 
 // Properties gives the verdict's result per property, in Properties'
-// order: broken by its worst finding, held when it has none and the
-// history carried a verdict, else not judged. A transactional property
-// of a history without transactions is not judged.
+// order, from the results of the checkers that judge it: broken by their
+// worst finding, held when they have none, the history carried a verdict
+// and none of them crashed, else not judged. A transactional property of
+// a history without transactions is not judged.
 func (v *Verdict) Properties() []Result {
+	judged := v.Grade != Inconclusive && v.Grade != Error && v.Grade != NotApplicable
 	var out []Result
 	for _, p := range Properties {
 		r := Result{Property: p}
-		for _, x := range v.Violations {
-			if PropertyOf(x.Check) == p && (x.Grade == Failed || x.Grade == NonStrict) && (r.Check == "" || Worse(r.Grade, x.Grade) != r.Grade) {
-				r.Check, r.Grade = x.Check, x.Grade
+		held := judged && (p != BreaksTransaction || v.Stats.Transactions > 0)
+		for _, c := range checkers {
+			if c.property != p {
+				continue
+			}
+			held = held && !slices.Contains(v.Crashed, c.name)
+			for _, x := range v.Violations {
+				if slices.Contains(c.checks, x.Check) && (x.Grade == Failed || x.Grade == NonStrict) && (r.Check == "" || Worse(r.Grade, x.Grade) != r.Grade) {
+					r.Check, r.Grade = x.Check, x.Grade
+				}
 			}
 		}
-		if r.Check == "" {
-			r.Held = v.Grade != Inconclusive && v.Grade != Error && v.Grade != NotApplicable && (p != BreaksTransaction || v.Stats.Transactions > 0)
-		}
+		r.Held = r.Check == "" && held
 		out = append(out, r)
 	}
 	return out

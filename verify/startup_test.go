@@ -13,8 +13,8 @@ import (
 // (a client that breaks the promise at start-up still breaks it).
 func TestStartUpFinding(t *testing.T) {
 	at := time.Now()
-	c := &checker{h: &history.History{Faults: []history.Fault{{Time: at, Action: history.ActionKill, Target: "broker-1"}}},
-		v: Verdict{}, kept: map[CheckID]int{}, opts: Options{MaxPerCheck: 10}}
+	c := &merged{h: &history.History{Faults: []history.Fault{{Time: at, Action: history.ActionKill, Target: "broker-1"}}},
+		kept: map[CheckID]int{}, opts: Options{MaxPerCheck: 10}}
 	before := newViolation(SequenceContinuity, Failed, "wire")
 	before.Time, before.Summary = at.Add(-time.Second), "a gap"
 	after := before
@@ -29,7 +29,7 @@ func TestStartUpFinding(t *testing.T) {
 		t.Errorf("headline %q does not say start-up", line)
 	}
 	// Without fault steps (the tap on its own) nothing is start-up.
-	c = &checker{h: &history.History{}, v: Verdict{}, kept: map[CheckID]int{}, opts: Options{MaxPerCheck: 10}}
+	c = &merged{h: &history.History{}, kept: map[CheckID]int{}, opts: Options{MaxPerCheck: 10}}
 	c.add(before)
 	if c.v.Violations[0].StartUp {
 		t.Error("a history without fault steps marks a start-up finding")

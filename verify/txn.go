@@ -75,17 +75,25 @@ type txnPlace struct {
 	offset int64
 }
 
-// clientTransactions gathers the client's transactions in number order,
-// and names each number the driver gave two transactions: a second
-// transaction_begin of a number begins another transaction (the events
-// after it are that one's), and the run broke the driver contract
-// (docs/clients.md: transactions are numbered from 0, one number each),
-// rather than tearing one transaction in two.
-func (c *checker) clientTransactions() []*clientTxn {
+// transactions are the client's transactions, in number order, and the
+// numbers the driver gave more than one: a second transaction_begin of a
+// number begins another transaction (the events after it are that
+// one's), and the run broke the driver contract (docs/clients.md:
+// transactions are numbered from 0, one number each), rather than
+// tearing one transaction in two.
+type transactions struct {
+	list []*clientTxn
+	// twice counts, per number begun more than once, the begins after
+	// the first.
+	twice map[int64]int
+}
+
+// clientTransactions gathers the client's transactions.
+func (f *facts) clientTransactions() transactions {
 	byN := map[int64]*clientTxn{}
 	var all []*clientTxn
 	twice := map[int64]int{}
-	for _, e := range c.h.Client {
+	for _, e := range f.h.Client {
 		n, in := e.Transaction()
 		if !in {
 			continue
@@ -126,24 +134,20 @@ func (c *checker) clientTransactions() []*clientTxn {
 				failed: e.Name == history.SendError, offset: e.Offset})
 		}
 	}
-	for _, n := range slices.Sorted(maps.Keys(twice)) {
-		c.incomplete = append(c.incomplete, fmt.Sprintf("the driver began %d transactions numbered %d (transaction_begin %d times): it broke the driver contract, which numbers each transaction once; each is judged on its own, as its begin and the events after it tell",
-			twice[n]+1, n, twice[n]+1))
-	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].n < all[j].n })
-	return all
+	return transactions{list: all, twice: twice}
 }
 
 // markerIndex holds the log's transaction markers by partition and
 // producer id, in offset order.
 type markerIndex map[[2]int64][]*history.LogBatch
 
-// markers indexes the log's commit and abort markers (and those of
+// indexMarkers indexes the log's commit and abort markers (and those of
 // unread type, in histories saved before types were read).
-func (c *checker) markers() markerIndex {
+func (f *facts) indexMarkers() markerIndex {
 	m := markerIndex{}
-	for i := range c.h.Log {
-		b := &c.h.Log[i]
+	for i := range f.h.Log {
+		b := &f.h.Log[i]
 		if b.Control && (b.ControlType == history.ControlCommit || b.ControlType == history.ControlAbort || b.ControlType == "") {
 			k := [2]int64{int64(b.Partition), b.ProducerID}
 			m[k] = append(m[k], b)
@@ -183,71 +187,17 @@ func (m markerIndex) fate(b *history.LogBatch) string {
 	return mk.ControlType
 }
 
-// checkTransactions judges a transactional history's transactions:
-// txn-atomic, no-aborted-read, commit-acknowledged-means-committed and
-// no-hanging-transaction. It needs the log read back; without a
-// read_committed read only what the log alone shows is judged.
-func (c *checker) checkTransactions() {
-	h := c.h
-	if !h.Transactional() || c.opts.WireOnly {
-		return
-	}
-	txns := c.clientTransactions()
-	c.v.Stats.Transactions = len(txns)
-	for _, t := range txns {
-		switch t.outcome {
-		case txnCommitted:
-			c.v.Stats.TxnCommitted++
-		case txnAborted:
-			c.v.Stats.TxnAborted++
-		}
-	}
-	if !c.hasLog() {
-		return // INCONCLUSIVE already: nothing to hold the claims to
-	}
-	read := h.ReadCommitted
-	if read == nil {
-		c.incomplete = append(c.incomplete, "the history is transactional but holds no read_committed read: what its transactions made visible (txn-atomic, no-aborted-read, commit-acknowledged-means-committed, no-hanging-transaction) cannot be judged")
-	}
-	c.placeTxnRecords(txns)
-	markers := c.markers()
-	uncovered := 0
-	var firstUncovered txnRecord
-	for _, t := range txns {
-		u, first := c.judgeTxn(t, markers)
-		if u > 0 && uncovered == 0 {
-			firstUncovered = first
-		}
-		uncovered += u
-	}
-	c.checkSharedMarkers(txns, markers)
-	c.checkZombie(read, markers)
-	if read != nil {
-		c.checkHanging(read, markers)
-		if uncovered > 0 {
-			c.incomplete = append(c.incomplete, fmt.Sprintf("%d records sent in transactions lie where the read_committed read did not read (below the log start; first: partition %d record %d): whether they were visible cannot be judged",
-				uncovered, firstUncovered.partition, firstUncovered.counter))
-		}
-	}
-}
-
 // placeTxnRecords finds each transaction record in the log: at the
 // offset the client acknowledged it at, else wherever its counter is
 // (the first time, when twice: the duplicate check reports the rest).
-func (c *checker) placeTxnRecords(txns []*clientTxn) {
-	runWide := c.runCounters()
-	key := func(p int32) int32 {
-		if runWide {
-			return -1
-		}
-		return p
-	}
+func (f *facts) placeTxnRecords(txns []*clientTxn) {
+	key := f.key
 	byCounter := map[[2]int64]txnPlace{}
 	byOffset := map[[2]int64]txnPlace{}
 	// every holds each counter's copies in log order, to count each
 	// visible one for the transaction the record was reported in.
 	every := map[[2]int64][]txnPlace{}
-	for _, b := range c.runLog {
+	for _, b := range f.runLog {
 		for _, r := range b.Records {
 			byOffset[[2]int64{int64(b.Partition), r.Offset}] = txnPlace{b, r.Offset}
 			if r.Counter < 0 {
@@ -304,216 +254,305 @@ func recordAt(b *history.LogBatch, offset int64) history.LogRecord {
 	return history.LogRecord{Offset: offset, Counter: -1}
 }
 
-// judgeTxn judges one transaction and returns how many of its records lie
-// where the read_committed read did not read, below the log start (one
-// held back by an open transaction is the hang's finding), and the first.
-func (c *checker) judgeTxn(t *clientTxn, markers markerIndex) (int, txnRecord) {
-	read := c.h.ReadCommitted
-	// Each group counts records and keeps the first for the summary.
-	type group struct {
-		n     int
-		first txnRecord
+// checkTransactions is the transactions checker: a transactional
+// history's transactions held to txn-atomic, no-aborted-read,
+// commit-acknowledged-means-committed, no-hanging-transaction and
+// zombie-fenced. It needs the log read back; without a read_committed
+// read only what the log alone shows is judged.
+func checkTransactions(f *facts, _ []Violation) result {
+	var r result
+	if !f.h.Transactional() || f.opts.WireOnly {
+		return r
 	}
-	add := func(g *group, r txnRecord) {
-		if g.n == 0 {
-			g.first = r
+	for _, n := range slices.Sorted(maps.Keys(f.txns.twice)) {
+		r.incomplete = append(r.incomplete, fmt.Sprintf("the driver began %d transactions numbered %d (transaction_begin %d times): it broke the driver contract, which numbers each transaction once; each is judged on its own, as its begin and the events after it tell",
+			f.txns.twice[n]+1, n, f.txns.twice[n]+1))
+	}
+	if !f.hasLog {
+		return r // INCONCLUSIVE already: nothing to hold the claims to
+	}
+	read := f.h.ReadCommitted
+	if read == nil {
+		r.incomplete = append(r.incomplete, "the history is transactional but holds no read_committed read: what its transactions made visible (txn-atomic, no-aborted-read, commit-acknowledged-means-committed, no-hanging-transaction) cannot be judged")
+	}
+	var uncovered group
+	for _, t := range f.txns.list {
+		k := tallyTxn(f, t)
+		judgeTxn(f, &r, t, k)
+		if k.uncovered.n > 0 && uncovered.n == 0 {
+			uncovered.first = k.uncovered.first
 		}
-		g.n++
+		uncovered.n += k.uncovered.n
 	}
-	fates := map[string]*group{}
-	var visible, hidden, committedHidden, abortedVisible, openVisible, outsideRecs, uncovered group
-	var claimedHidden, claimedMissing group
+	checkSharedMarkers(f, &r)
+	checkZombie(f, &r, read)
+	if read != nil {
+		checkHanging(f, &r, read)
+		if uncovered.n > 0 {
+			r.incomplete = append(r.incomplete, fmt.Sprintf("%d records sent in transactions lie where the read_committed read did not read (below the log start; first: partition %d record %d): whether they were visible cannot be judged",
+				uncovered.n, uncovered.first.partition, uncovered.first.counter))
+		}
+	}
+	return r
+}
+
+// group counts records of a transaction and keeps the first, for a
+// finding's summary.
+type group struct {
+	n     int
+	first txnRecord
+}
+
+// add counts r.
+func (g *group) add(r txnRecord) {
+	if g.n == 0 {
+		g.first = r
+	}
+	g.n++
+}
+
+// txnTally is one transaction's records counted by where the log puts
+// them (fates: after which marker) and what the read_committed read saw.
+type txnTally struct {
+	// fates are its records in the log by the marker after them
+	// (markerIndex.fate).
+	fates map[string]*group
+	// visible and hidden are its records in the log the read_committed
+	// read saw and did not; committedHidden, abortedVisible and
+	// openVisible those a marker, or none, contradicts; outsideRecs those
+	// in no transaction.
+	visible, hidden, committedHidden, abortedVisible, openVisible, outsideRecs group
+	// uncovered are records where the read_committed read did not read,
+	// below the log start (one held back by an open transaction is the
+	// hang's finding).
+	uncovered group
+	// claimedHidden and claimedMissing are records the client
+	// acknowledged in a transaction it reported committed that are not
+	// visible, in the log and not in it.
+	claimedHidden, claimedMissing group
 	// copyVisible are records visible read_committed through another
 	// copy than the one placed (written again, maybe in another
 	// transaction); failedIn and failedNowhere the records reported failed
 	// that went on the wire or into the log, and those that went nowhere.
-	var copyVisible, failedIn, failedNowhere group
-	inLog := 0
-	for _, r := range t.records {
-		if r.failed {
-			if r.batch != nil || c.onWire(r) {
-				add(&failedIn, r)
-			} else {
-				add(&failedNowhere, r)
-			}
-		}
-		if read == nil {
-			continue
-		}
-		if vis, _ := read.Visible(r.partition, r.at); r.batch != nil && vis {
-			continue // counted as visible itself
-		}
-		for _, p := range r.copies {
-			if vis, _ := read.Visible(p.batch.Partition, p.offset); vis {
-				cp := r
-				cp.batch, cp.at, cp.partition = p.batch, p.offset, p.batch.Partition
-				add(&copyVisible, cp)
-				switch markers.fate(p.batch) {
-				case "abort":
-					add(&abortedVisible, cp)
-				case "open":
-					if !c.gaps.after(p.batch.Partition, p.batch.BaseOffset) {
-						add(&openVisible, cp)
-					}
-				}
-				break // one visible copy counts the record once
-			}
-		}
-	}
-	for _, r := range t.records {
-		at := r.offset
-		if r.batch != nil && markers.fate(r.batch) == "open" && c.gaps.after(r.batch.Partition, r.batch.BaseOffset) {
-			continue // its marker may be where the log is incomplete
-		}
-		if r.batch == nil && r.partition >= 0 && c.gaps.has(r.partition, r.offset) {
-			continue // where the log is incomplete: not judged
-		}
-		if r.batch != nil {
-			inLog++
-			at = r.at
-			f := markers.fate(r.batch)
-			if fates[f] == nil {
-				fates[f] = &group{}
-			}
-			add(fates[f], r)
-			if f == "outside" {
-				add(&outsideRecs, r)
-			}
-		}
-		if read == nil || r.partition < 0 || at < 0 {
-			continue
-		}
-		vis, covered := read.Visible(r.partition, at)
-		if !covered {
-			if r.batch != nil && c.belowReadStart(r.partition, at) {
-				add(&uncovered, r)
-			}
-			continue
-		}
-		if r.batch == nil {
-			// Not in the log at all: acknowledged ones are acked-lost's;
-			// a committed transaction's are also not visible.
-			if r.acked && t.outcome == txnCommitted {
-				add(&claimedMissing, r)
-			}
-			continue
-		}
-		f := markers.fate(r.batch)
-		switch {
-		case vis:
-			add(&visible, r)
-			if f == "abort" {
-				add(&abortedVisible, r)
-			} else if f == "open" {
-				add(&openVisible, r)
-			}
-		default:
-			add(&hidden, r)
-			if f == "commit" {
-				add(&committedHidden, r)
-			}
-			if r.acked && t.outcome == txnCommitted {
-				add(&claimedHidden, r)
-			}
-		}
-	}
-	where := func(r txnRecord) string {
-		return fmt.Sprintf("partition %d offset %d", r.partition, r.at)
-	}
-	finding := func(id CheckID, source string, first txnRecord, summary string) {
-		x := newViolation(id, Failed, source)
-		x.Partition, x.Counter, x.Time = first.partition, first.counter, t.end
-		if first.batch != nil {
-			x.Offset, x.ProducerID, x.Epoch = first.at, first.batch.ProducerID, first.batch.Epoch
-		} else {
-			x.Offset = first.offset
-		}
-		x.Summary = summary
-		c.add(x)
-	}
+	copyVisible, failedIn, failedNowhere group
+}
 
-	// txn-atomic: written within the transaction, one fate, one visibility.
-	if outsideRecs.n > 0 {
-		finding(TxnAtomic, "log", outsideRecs.first, fmt.Sprintf("transaction %d: %d of the %d records the client sent in it are in the log outside any transaction (non-transactional batches; first: %s), visible whatever becomes of it",
-			t.n, outsideRecs.n, len(t.records), where(outsideRecs.first)))
+// tallyTxn counts transaction t's records.
+func tallyTxn(f *facts, t *clientTxn) *txnTally {
+	k := &txnTally{fates: map[string]*group{}}
+	for _, r := range t.records {
+		k.failedOrCopy(f, r)
+	}
+	for _, r := range t.records {
+		k.placed(f, t, r)
+	}
+	return k
+}
+
+// failedOrCopy counts a record reported failed, and a record visible
+// read_committed only through a copy written again.
+func (k *txnTally) failedOrCopy(f *facts, r txnRecord) {
+	read := f.h.ReadCommitted
+	if r.failed {
+		if r.batch != nil || f.onWire(r) {
+			k.failedIn.add(r)
+		} else {
+			k.failedNowhere.add(r)
+		}
+	}
+	if read == nil {
+		return
+	}
+	if vis, _ := read.Visible(r.partition, r.at); r.batch != nil && vis {
+		return // counted as visible itself
+	}
+	for _, p := range r.copies {
+		if vis, _ := read.Visible(p.batch.Partition, p.offset); vis {
+			cp := r
+			cp.batch, cp.at, cp.partition = p.batch, p.offset, p.batch.Partition
+			k.copyVisible.add(cp)
+			switch f.markers.fate(p.batch) {
+			case "abort":
+				k.abortedVisible.add(cp)
+			case "open":
+				if !f.gaps.after(p.batch.Partition, p.batch.BaseOffset) {
+					k.openVisible.add(cp)
+				}
+			}
+			return // one visible copy counts the record once
+		}
+	}
+}
+
+// placed counts a record by where the log holds it and whether the
+// read_committed read saw it there.
+func (k *txnTally) placed(f *facts, t *clientTxn, r txnRecord) {
+	read, at := f.h.ReadCommitted, r.offset
+	if r.batch != nil && f.markers.fate(r.batch) == "open" && f.gaps.after(r.batch.Partition, r.batch.BaseOffset) {
+		return // its marker may be where the log is incomplete
+	}
+	if r.batch == nil && r.partition >= 0 && f.gaps.has(r.partition, r.offset) {
+		return // where the log is incomplete: not judged
+	}
+	if r.batch != nil {
+		at = r.at
+		fate := f.markers.fate(r.batch)
+		if k.fates[fate] == nil {
+			k.fates[fate] = &group{}
+		}
+		k.fates[fate].add(r)
+		if fate == "outside" {
+			k.outsideRecs.add(r)
+		}
+	}
+	if read == nil || r.partition < 0 || at < 0 {
+		return
+	}
+	vis, covered := read.Visible(r.partition, at)
+	switch {
+	case !covered:
+		if r.batch != nil && f.belowReadStart(r.partition, at) {
+			k.uncovered.add(r)
+		}
+	case r.batch == nil:
+		// Not in the log at all: acknowledged ones are acked-lost's; a
+		// committed transaction's are also not visible.
+		if r.acked && t.outcome == txnCommitted {
+			k.claimedMissing.add(r)
+		}
+	case vis:
+		k.visible.add(r)
+		switch f.markers.fate(r.batch) {
+		case "abort":
+			k.abortedVisible.add(r)
+		case "open":
+			k.openVisible.add(r)
+		}
+	default:
+		k.hidden.add(r)
+		if f.markers.fate(r.batch) == "commit" {
+			k.committedHidden.add(r)
+		}
+		if r.acked && t.outcome == txnCommitted {
+			k.claimedHidden.add(r)
+		}
+	}
+}
+
+// judgeTxn judges one transaction by its tally.
+func judgeTxn(f *facts, r *result, t *clientTxn, k *txnTally) {
+	judgeAtomic(r, t, k)
+	judgeAbortedRead(r, t, k)
+	judgeCommit(f, r, t, k)
+}
+
+// txnFinding is a finding of check id about transaction t, located at
+// its record first.
+func txnFinding(t *clientTxn, id CheckID, source string, first txnRecord, summary string) Violation {
+	x := newViolation(id, Failed, source)
+	x.Partition, x.Counter, x.Time = first.partition, first.counter, t.end
+	if first.batch != nil {
+		x.Offset, x.ProducerID, x.Epoch = first.at, first.batch.ProducerID, first.batch.Epoch
+	} else {
+		x.Offset = first.offset
+	}
+	x.Summary = summary
+	return x
+}
+
+// where says where the log holds a transaction's record.
+func where(r txnRecord) string {
+	return fmt.Sprintf("partition %d offset %d", r.partition, r.at)
+}
+
+// judgeAtomic judges txn-atomic: written within the transaction, one
+// fate, one visibility.
+func judgeAtomic(r *result, t *clientTxn, k *txnTally) {
+	if k.outsideRecs.n > 0 {
+		r.add(txnFinding(t, TxnAtomic, "log", k.outsideRecs.first, fmt.Sprintf("transaction %d: %d of the %d records the client sent in it are in the log outside any transaction (non-transactional batches; first: %s), visible whatever becomes of it",
+			t.n, k.outsideRecs.n, len(t.records), where(k.outsideRecs.first))))
 	}
 	// Records outside the transaction are the finding above; those in it
 	// must share one end.
-	kinds := slices.DeleteFunc(slices.Sorted(maps.Keys(fates)), func(k string) bool { return k == "outside" })
+	kinds := slices.DeleteFunc(slices.Sorted(maps.Keys(k.fates)), func(fate string) bool { return fate == "outside" })
 	if len(kinds) > 1 {
 		var parts []string
-		for _, k := range kinds {
-			parts = append(parts, fmt.Sprintf("%d %s (first: %s)", fates[k].n, fateWords[k], where(fates[k].first)))
+		for _, fate := range kinds {
+			parts = append(parts, fmt.Sprintf("%d %s (first: %s)", k.fates[fate].n, fateWords[fate], where(k.fates[fate].first)))
 		}
-		finding(TxnAtomic, "log", fates[kinds[0]].first, fmt.Sprintf("transaction %d is torn in the log: of its records, %s", t.n, joinAnd(parts)))
+		r.add(txnFinding(t, TxnAtomic, "log", k.fates[kinds[0]].first, fmt.Sprintf("transaction %d is torn in the log: of its records, %s", t.n, joinAnd(parts))))
 	}
-	if visible.n > 0 && hidden.n > 0 {
-		finding(TxnAtomic, "log", hidden.first, fmt.Sprintf("transaction %d is torn read_committed: %d of its records are visible (first: %s), %d are not (first: %s)",
-			t.n, visible.n, where(visible.first), hidden.n, where(hidden.first)))
-	} else if committedHidden.n > 0 {
-		finding(TxnAtomic, "log", committedHidden.first, fmt.Sprintf("transaction %d: %d of its records are followed by a commit marker but not visible read_committed (first: %s)",
-			t.n, committedHidden.n, where(committedHidden.first)))
+	if k.visible.n > 0 && k.hidden.n > 0 {
+		r.add(txnFinding(t, TxnAtomic, "log", k.hidden.first, fmt.Sprintf("transaction %d is torn read_committed: %d of its records are visible (first: %s), %d are not (first: %s)",
+			t.n, k.visible.n, where(k.visible.first), k.hidden.n, where(k.hidden.first))))
+	} else if k.committedHidden.n > 0 {
+		r.add(txnFinding(t, TxnAtomic, "log", k.committedHidden.first, fmt.Sprintf("transaction %d: %d of its records are followed by a commit marker but not visible read_committed (first: %s)",
+			t.n, k.committedHidden.n, where(k.committedHidden.first))))
 	}
+}
 
-	// no-aborted-read: nothing visible that did not commit.
-	if abortedVisible.n > 0 {
-		finding(NoAbortedRead, "log", abortedVisible.first, fmt.Sprintf("transaction %d: %d of its records are visible read_committed though an abort marker ends them in the log, an aborted read (first: %s)",
-			t.n, abortedVisible.n, where(abortedVisible.first)))
+// judgeAbortedRead judges no-aborted-read: nothing visible that did not
+// commit.
+func judgeAbortedRead(r *result, t *clientTxn, k *txnTally) {
+	if k.abortedVisible.n > 0 {
+		r.add(txnFinding(t, NoAbortedRead, "log", k.abortedVisible.first, fmt.Sprintf("transaction %d: %d of its records are visible read_committed though an abort marker ends them in the log, an aborted read (first: %s)",
+			t.n, k.abortedVisible.n, where(k.abortedVisible.first))))
 	}
-	if openVisible.n > 0 {
-		finding(NoAbortedRead, "log", openVisible.first, fmt.Sprintf("transaction %d: %d of its records are visible read_committed though no marker ends their transaction in the log (first: %s)",
-			t.n, openVisible.n, where(openVisible.first)))
+	if k.openVisible.n > 0 {
+		r.add(txnFinding(t, NoAbortedRead, "log", k.openVisible.first, fmt.Sprintf("transaction %d: %d of its records are visible read_committed though no marker ends their transaction in the log (first: %s)",
+			t.n, k.openVisible.n, where(k.openVisible.first))))
 	}
-	if t.outcome == txnUnended && visible.n+copyVisible.n > 0 {
-		first := visible.first
-		if visible.n == 0 {
-			first = copyVisible.first
+	if t.outcome == txnUnended && k.visible.n+k.copyVisible.n > 0 {
+		first := k.visible.first
+		if k.visible.n == 0 {
+			first = k.copyVisible.first
 		}
-		finding(NoAbortedRead, "client", first, fmt.Sprintf("transaction %d: %d of its records are visible read_committed though the client never committed it (no commit was tried; first: %s)%s",
-			t.n, visible.n+copyVisible.n, where(first), copiesClause(copyVisible.n)))
+		r.add(txnFinding(t, NoAbortedRead, "client", first, fmt.Sprintf("transaction %d: %d of its records are visible read_committed though the client never committed it (no commit was tried; first: %s)%s",
+			t.n, k.visible.n+k.copyVisible.n, where(first), copiesClause(k.copyVisible.n))))
 	}
+}
 
-	// commit-acknowledged-means-committed: the client's word against the
-	// reader's view.
+// judgeCommit judges commit-acknowledged-means-committed: the client's
+// word against the reader's view.
+func judgeCommit(f *facts, r *result, t *clientTxn, k *txnTally) {
 	switch t.outcome {
 	case txnCommitted:
-		if n := claimedHidden.n + claimedMissing.n; n > 0 {
-			first := claimedHidden.first
-			if claimedHidden.n == 0 {
-				first = claimedMissing.first
+		if n := k.claimedHidden.n + k.claimedMissing.n; n > 0 {
+			first := k.claimedHidden.first
+			if k.claimedHidden.n == 0 {
+				first = k.claimedMissing.first
 			}
 			s := fmt.Sprintf("transaction %d: the client reported its commit succeeded, but %d of the records it acknowledged in it are not visible read_committed", t.n, n)
-			if claimedMissing.n > 0 {
-				s += fmt.Sprintf(" (%d not in the log at all)", claimedMissing.n)
+			if k.claimedMissing.n > 0 {
+				s += fmt.Sprintf(" (%d not in the log at all)", k.claimedMissing.n)
 			}
-			if claimedHidden.n > 0 {
-				s += fmt.Sprintf("; first: %s, %s in the log", where(first), fateWords[markers.fate(first.batch)])
+			if k.claimedHidden.n > 0 {
+				s += fmt.Sprintf("; first: %s, %s in the log", where(first), fateWords[f.markers.fate(first.batch)])
 			}
-			finding(CommitAcknowledged, "client", first, s)
+			r.add(txnFinding(t, CommitAcknowledged, "client", first, s))
 		}
 		// A transaction with a failed record cannot commit (the Java
 		// client's TransactionManager turns a failed send into an
 		// abortable error, librdkafka its txn_requires_abort; the driver
 		// contract aborts it): one reported committed lied about the
 		// commit or about the record.
-		if failedIn.n > 0 {
-			finding(CommitAcknowledged, "client", failedIn.first, fmt.Sprintf("transaction %d: the client reported its commit succeeded, but it had reported %d of the records it sent in it failed (first: partition %d record %d, %s): either the commit or those failures are untrue",
-				t.n, failedIn.n, failedIn.first.partition, failedIn.first.counter, map[bool]string{true: "in the log", false: "sent on the wire"}[failedIn.first.batch != nil]))
-		} else if failedNowhere.n > 0 {
-			c.incomplete = append(c.incomplete, fmt.Sprintf("transaction %d was reported committed with %d records reported failed in it that went neither on the wire nor into the log (first: partition %d record %d): the driver contract aborts a transaction with a failed record, so the driver broke it, or the records never joined the transaction",
-				t.n, failedNowhere.n, failedNowhere.first.partition, failedNowhere.first.counter))
+		if k.failedIn.n > 0 {
+			r.add(txnFinding(t, CommitAcknowledged, "client", k.failedIn.first, fmt.Sprintf("transaction %d: the client reported its commit succeeded, but it had reported %d of the records it sent in it failed (first: partition %d record %d, %s): either the commit or those failures are untrue",
+				t.n, k.failedIn.n, k.failedIn.first.partition, k.failedIn.first.counter, map[bool]string{true: "in the log", false: "sent on the wire"}[k.failedIn.first.batch != nil])))
+		} else if k.failedNowhere.n > 0 {
+			r.incomplete = append(r.incomplete, fmt.Sprintf("transaction %d was reported committed with %d records reported failed in it that went neither on the wire nor into the log (first: partition %d record %d): the driver contract aborts a transaction with a failed record, so the driver broke it, or the records never joined the transaction",
+				t.n, k.failedNowhere.n, k.failedNowhere.first.partition, k.failedNowhere.first.counter))
 		}
 	case txnAborted:
-		if n := visible.n + copyVisible.n; n > 0 {
-			first := visible.first
-			if visible.n == 0 {
-				first = copyVisible.first
+		if n := k.visible.n + k.copyVisible.n; n > 0 {
+			first := k.visible.first
+			if k.visible.n == 0 {
+				first = k.copyVisible.first
 			}
-			finding(CommitAcknowledged, "client", first, fmt.Sprintf("transaction %d: the client reported it aborted, but %d of its records are visible read_committed (first: %s)%s",
-				t.n, n, where(first), copiesClause(copyVisible.n)))
+			r.add(txnFinding(t, CommitAcknowledged, "client", first, fmt.Sprintf("transaction %d: the client reported it aborted, but %d of its records are visible read_committed (first: %s)%s",
+				t.n, n, where(first), copiesClause(k.copyVisible.n))))
 		}
 	}
-	return uncovered.n, uncovered.first
 }
 
 // fateWords says where a fate puts records, after "records".
@@ -550,15 +589,15 @@ func copiesClause(n int) string {
 }
 
 // onWire tells whether the tap saw record r sent.
-func (c *checker) onWire(r txnRecord) bool {
+func (f *facts) onWire(r txnRecord) bool {
 	if r.counter < 0 {
 		return false
 	}
 	if r.partition >= 0 {
-		return c.wireRecords.has(r.partition, r.counter)
+		return f.wireRecords.has(r.partition, r.counter)
 	}
-	for p := range c.wireRecords {
-		if c.wireRecords.has(p, r.counter) {
+	for p := range f.wireRecords {
+		if f.wireRecords.has(p, r.counter) {
 			return true
 		}
 	}
@@ -573,7 +612,8 @@ func (c *checker) onWire(r txnRecord) bool {
 // being of one kind says nothing of this; the log's marker is one per
 // transaction and partition (the coordinator's WriteTxnMarkers after
 // each EndTxn). One finding per marker, on the earliest transaction.
-func (c *checker) checkSharedMarkers(txns []*clientTxn, markers markerIndex) {
+func checkSharedMarkers(f *facts, res *result) {
+	txns, markers := f.txns.list, f.markers
 	type owner struct {
 		t     *clientTxn
 		first txnRecord
@@ -586,7 +626,7 @@ func (c *checker) checkSharedMarkers(txns []*clientTxn, markers markerIndex) {
 				continue
 			}
 			m := markers.after(r.batch)
-			if m == nil || c.gaps.between(m.Partition, r.batch.BaseOffset, m.BaseOffset) {
+			if m == nil || f.gaps.between(m.Partition, r.batch.BaseOffset, m.BaseOffset) {
 				continue // no marker, or its own may be where the log is incomplete
 			}
 			list := ends[m]
@@ -614,14 +654,14 @@ func (c *checker) checkSharedMarkers(txns []*clientTxn, markers markerIndex) {
 		x.Partition, x.Counter, x.Time, x.Offset, x.ProducerID, x.Epoch = a.first.partition, a.first.counter, a.t.end, a.first.at, a.first.batch.ProducerID, a.first.batch.Epoch
 		x.Summary = fmt.Sprintf("partition %d: the %s marker at offset %d ends the records of transactions %s: transaction %d's records there (first: offset %d) got no marker of their own before the next transaction's",
 			m.Partition, kind, m.BaseOffset, joinAnd(names), a.t.n, a.first.at)
-		c.add(x)
+		res.add(x)
 	}
 }
 
 // belowReadStart tells whether the read_committed read began past offset
 // of partition (the log start moved): not a hang, nothing to judge.
-func (c *checker) belowReadStart(partition int32, offset int64) bool {
-	for _, p := range c.h.ReadCommitted.Partitions {
+func (f *facts) belowReadStart(partition int32, offset int64) bool {
+	for _, p := range f.h.ReadCommitted.Partitions {
 		if p.Partition == partition {
 			return offset < p.Start
 		}
@@ -633,7 +673,7 @@ func (c *checker) belowReadStart(partition int32, offset int64) bool {
 // read_committed read stopped below its high watermark after the wait (a
 // transaction held the last stable offset back), and, where the read
 // caught up, a transactional batch of this run with no marker after it.
-func (c *checker) checkHanging(read *history.CommittedRead, markers markerIndex) {
+func checkHanging(f *facts, res *result, read *history.CommittedRead) {
 	// heldByRun are the partitions held back by this run's producer: the
 	// finding below covers what lies past the last stable offset.
 	heldByRun := map[int32]bool{}
@@ -641,8 +681,8 @@ func (c *checker) checkHanging(read *history.CommittedRead, markers markerIndex)
 		if p.CaughtUp() {
 			continue
 		}
-		if b := c.batchAt(p.Partition, p.End); b != nil && (!b.Transactional && !b.Control || c.another(b)) {
-			c.heldByAnother(p, b, markers)
+		if b := f.batchAt(p.Partition, p.End); b != nil && (!b.Transactional && !b.Control || f.another(b)) {
+			heldByAnother(f, res, p, b)
 			continue
 		}
 		heldByRun[p.Partition] = true
@@ -650,15 +690,15 @@ func (c *checker) checkHanging(read *history.CommittedRead, markers markerIndex)
 		x.Partition, x.Offset = p.Partition, p.End
 		x.Summary = fmt.Sprintf("partition %d: after waiting %.1f s for open transactions, read_committed stops at the last stable offset %d, below the high watermark %d: a transaction there never ended",
 			p.Partition, float64(read.WaitedMS)/1000, p.End, p.HighWatermark)
-		if b := c.batchAt(p.Partition, p.End); b != nil {
+		if b := f.batchAt(p.Partition, p.End); b != nil {
 			x.ProducerID, x.Epoch = b.ProducerID, b.Epoch
 			x.Summary += fmt.Sprintf(" (producer %d epoch %d's, from offset %d)", b.ProducerID, b.Epoch, b.BaseOffset)
 		}
-		c.add(x)
+		res.add(x)
 	}
 	open := map[[2]int64]*history.LogBatch{}
-	for _, b := range c.runLog {
-		if !b.Transactional || b.Control || markers.after(b) != nil || c.gaps.after(b.Partition, b.BaseOffset) {
+	for _, b := range f.runLog {
+		if !b.Transactional || b.Control || f.markers.after(b) != nil || f.gaps.after(b.Partition, b.BaseOffset) {
 			continue // ended, or its marker may be where the log is incomplete
 		}
 		k := [2]int64{int64(b.Partition), b.ProducerID}
@@ -672,18 +712,18 @@ func (c *checker) checkHanging(read *history.CommittedRead, markers markerIndex)
 		x := newViolation(NoHangingTransaction, Failed, "log")
 		x.Partition, x.Offset, x.ProducerID, x.Epoch = b.Partition, b.BaseOffset, b.ProducerID, b.Epoch
 		x.Summary = fmt.Sprintf("partition %d: producer %d's transaction from offset %d has no marker in the log, yet the last stable offset passed it", b.Partition, b.ProducerID, b.BaseOffset)
-		c.add(x)
+		res.add(x)
 	}
 }
 
-// fence returns the step at which another producer took over the run's
-// transactional id: kconform's own fence step, else one the log shows
-// from outside the run (outsideFence); nil when neither.
-func (c *checker) fence() *history.Fault {
-	if f := c.h.Fence(); f != nil {
-		return f
+// findFence returns the step at which another producer took over the
+// run's transactional id: kconform's own fence step, else one the log
+// shows from outside the run (outsideFence); nil when neither.
+func (f *facts) findFence() *history.Fault {
+	if s := f.h.Fence(); s != nil {
+		return s
 	}
-	return c.outsideFence()
+	return f.outsideFence()
 }
 
 // outsideFence finds a takeover of the run's transactional id by another
@@ -698,11 +738,11 @@ func (c *checker) fence() *history.Fault {
 // producer must stop. The step returned is dated at the first trace of
 // it (a marker or batch of the new epoch, or a fencing answer on the
 // wire) and names the producer id and the lowest epoch of the new owner.
-func (c *checker) outsideFence() *history.Fault {
+func (f *facts) outsideFence() *history.Fault {
 	// Only a transactional id can be taken over; an idempotent producer's
 	// id is its own, so the log's evidence below never shows for one.
 	told := false
-	for _, e := range c.h.Client {
+	for _, e := range f.h.Client {
 		if e.Error != "" && (e.Name == history.ProducerFatal || e.IsTxnStep() || e.Name == history.SendError) && fencedWords(e.Error) {
 			told = true
 			break
@@ -711,24 +751,24 @@ func (c *checker) outsideFence() *history.Fault {
 	if !told {
 		return nil
 	}
-	var f *history.Fault
+	var step *history.Fault
 	// The run's producer ids, and those InitProducerId gave its client (a
 	// client fenced before it wrote anything).
-	pids := maps.Clone(c.runPIDs)
-	for _, w := range c.h.Wire {
+	pids := maps.Clone(f.runPIDs)
+	for _, w := range f.h.Wire {
 		if w.Kind == history.InitProducerResponse && w.ErrorCode == 0 && w.ProducerID >= 0 {
 			pids[w.ProducerID] = true
 		}
 	}
 	for _, pid := range slices.Sorted(maps.Keys(pids)) {
-		mine := c.clientEpochs(pid)
+		mine := f.clientEpochs(pid)
 		if len(mine) == 0 {
 			continue // its epochs are not known: nothing to tell the new owner's by
 		}
 		top := slices.Max(slices.Collect(maps.Keys(mine)))
 		epoch, at, foreign, where := int16(-1), time.Time{}, false, ""
-		for i := range c.h.Log {
-			b := &c.h.Log[i]
+		for i := range f.h.Log {
+			b := &f.h.Log[i]
 			if b.ProducerID != pid || b.Epoch <= top {
 				continue
 			}
@@ -748,17 +788,17 @@ func (c *checker) outsideFence() *history.Fault {
 		if !foreign {
 			continue
 		}
-		for _, w := range c.h.Wire {
+		for _, w := range f.h.Wire {
 			if fencingAnswer(w) && (at.IsZero() || w.Time.Before(at)) {
 				at = w.Time
 				break
 			}
 		}
-		f = &history.Fault{Time: at, Action: history.ActionFence, Target: "transactional id (another instance, outside the run's fault steps)",
+		step = &history.Fault{Time: at, Action: history.ActionFence, Target: "transactional id (another instance, outside the run's fault steps)",
 			Detail: fmt.Sprintf("producer %d epoch %d, first at %s, records the client never sent", pid, epoch, where), Producer: &history.ProducerEpoch{ID: pid, Epoch: epoch}}
 		break
 	}
-	return f
+	return step
 }
 
 // fencedWords tells whether a client's error text says it was fenced.
@@ -783,14 +823,14 @@ func fencingAnswer(w history.WireEvent) bool {
 // id this run never used holding none of its records, or the run's
 // producer id at an epoch its client never had, holding none of its
 // records (another instance with its transactional id).
-func (c *checker) another(b *history.LogBatch) bool {
+func (f *facts) another(b *history.LogBatch) bool {
 	if ofRun(*b) {
 		return false
 	}
-	if !c.runPIDs[b.ProducerID] {
+	if !f.runPIDs[b.ProducerID] {
 		return true
 	}
-	mine := c.clientEpochs(b.ProducerID)
+	mine := f.clientEpochs(b.ProducerID)
 	return len(mine) > 0 && !mine[b.Epoch] && b.Epoch > slices.Max(slices.Collect(maps.Keys(mine)))
 }
 
@@ -801,12 +841,12 @@ func (c *checker) another(b *history.LogBatch) bool {
 // read raced a writer. Neither is the client's finding; the run's records
 // from there on were not read read_committed, and are named as left
 // unjudged (INCONCLUSIVE), or the verdict warns when there are none.
-func (c *checker) heldByAnother(p history.CommittedPartition, b *history.LogBatch, markers markerIndex) {
+func heldByAnother(f *facts, res *result, p history.CommittedPartition, b *history.LogBatch) {
 	who := fmt.Sprintf("producer %d epoch %d", b.ProducerID, b.Epoch)
 	switch {
-	case !c.another(b):
+	case !f.another(b):
 		who = "the run's own " + who
-	case c.runPIDs[b.ProducerID]:
+	case f.runPIDs[b.ProducerID]:
 		who += " (the run's producer id at an epoch its client never had: another instance with its transactional id)"
 	default:
 		who += " (a producer id this run never used: another producer on the topic)"
@@ -819,12 +859,12 @@ func (c *checker) heldByAnother(p history.CommittedPartition, b *history.LogBatc
 	default:
 		why = fmt.Sprintf("partition %d: read_committed stops at the last stable offset %d, below the high watermark %d, held by the open transaction of %s from offset %d: another producer's transaction, not the client's",
 			p.Partition, p.End, p.HighWatermark, who, b.BaseOffset)
-		if m := markers.after(b); m != nil {
+		if m := f.markers.after(b); m != nil {
 			why += fmt.Sprintf(" (its %s marker at offset %d came after the read)", cmp.Or(m.ControlType, "of unread type"), m.BaseOffset)
 		}
 	}
 	n, first := 0, history.LogRecord{}
-	for _, rb := range c.runLog {
+	for _, rb := range f.runLog {
 		if rb.Partition != p.Partition || rb.Control {
 			continue
 		}
@@ -838,16 +878,16 @@ func (c *checker) heldByAnother(p history.CommittedPartition, b *history.LogBatc
 		}
 	}
 	if n == 0 {
-		c.v.Warnings = append(c.v.Warnings, why+"; no record of the run lies past it")
+		res.warnings = append(res.warnings, why+"; no record of the run lies past it")
 		return
 	}
-	c.incomplete = append(c.incomplete, fmt.Sprintf("%s; the run's %d records past it (first: record %d at offset %d) were not read read_committed: whether their transactions made them visible is left unjudged", why, n, first.Counter, first.Offset))
+	res.incomplete = append(res.incomplete, fmt.Sprintf("%s; the run's %d records past it (first: record %d at offset %d) were not read read_committed: whether their transactions made them visible is left unjudged", why, n, first.Counter, first.Offset))
 }
 
 // batchAt returns the log batch of partition that holds offset, or nil.
-func (c *checker) batchAt(partition int32, offset int64) *history.LogBatch {
-	for i := range c.h.Log {
-		b := &c.h.Log[i]
+func (f *facts) batchAt(partition int32, offset int64) *history.LogBatch {
+	for i := range f.h.Log {
+		b := &f.h.Log[i]
 		if b.Partition == partition && b.BaseOffset <= offset && offset < b.BaseOffset+int64(max(b.Count, 1)) {
 			return b
 		}
@@ -865,25 +905,25 @@ func (c *checker) batchAt(partition int32, offset int64) *history.LogBatch {
 // batch or marker of the fence's producer id at an epoch of the new
 // owner: what lies beyond was written after it. One finding per
 // partition.
-func (c *checker) checkZombie(read *history.CommittedRead, markers markerIndex) {
-	f := c.fence()
-	if f == nil {
+func checkZombie(f *facts, res *result, read *history.CommittedRead) {
+	fence := f.fence
+	if fence == nil {
 		return
 	}
-	pid, epoch := f.Producer.ID, f.Producer.Epoch
-	mine := c.clientEpochs(pid)
+	pid, epoch := fence.Producer.ID, fence.Producer.Epoch
+	mine := f.clientEpochs(pid)
 	owner := func(b *history.LogBatch) bool {
 		return b.ProducerID == pid && b.Epoch >= epoch && (b.Epoch == epoch || !mine[b.Epoch])
 	}
 	split := map[int32]int64{}
-	for i := range c.h.Log {
-		b := &c.h.Log[i]
+	for i := range f.h.Log {
+		b := &f.h.Log[i]
 		if at, seen := split[b.Partition]; owner(b) && (!seen || b.BaseOffset < at) {
 			split[b.Partition] = b.BaseOffset
 		}
 	}
 	found := map[int32]bool{}
-	for _, b := range c.runLog {
+	for _, b := range f.runLog {
 		at, placed := split[b.Partition]
 		if b.Control || !ofRun(*b) || owner(b) || !placed || found[b.Partition] {
 			continue
@@ -894,7 +934,7 @@ func (c *checker) checkZombie(read *history.CommittedRead, markers markerIndex) 
 				visible = true
 			}
 		}
-		m := markers.after(b)
+		m := f.markers.after(b)
 		committed := m != nil && m.ControlType == history.ControlCommit
 		var why string
 		switch {
@@ -911,13 +951,13 @@ func (c *checker) checkZombie(read *history.CommittedRead, markers markerIndex) 
 		}
 		found[b.Partition] = true
 		x := newViolation(ZombieFenced, Failed, "log")
-		x.Partition, x.Offset, x.ProducerID, x.Epoch, x.Time = b.Partition, b.BaseOffset, b.ProducerID, b.Epoch, f.Time
+		x.Partition, x.Offset, x.ProducerID, x.Epoch, x.Time = b.Partition, b.BaseOffset, b.ProducerID, b.Epoch, fence.Time
 		retaken := ""
 		if b.ProducerID == pid && b.Epoch > epoch {
 			retaken = fmt.Sprintf(" (an epoch the fenced client took back with InitProducerId after the fence's epoch %d)", epoch)
 		}
-		x.Summary = fmt.Sprintf("partition %d: producer %d epoch %d's batch at offset %d, a zombie's since %q%s, is %s", b.Partition, b.ProducerID, b.Epoch, b.BaseOffset, f.String(), retaken, why)
-		c.add(x)
+		x.Summary = fmt.Sprintf("partition %d: producer %d epoch %d's batch at offset %d, a zombie's since %q%s, is %s", b.Partition, b.ProducerID, b.Epoch, b.BaseOffset, fence.String(), retaken, why)
+		res.add(x)
 	}
 }
 
@@ -925,9 +965,9 @@ func (c *checker) checkZombie(read *history.CommittedRead, markers markerIndex) 
 // used, as the tap and its events tell (the fencer produces around the
 // tap): InitProducerId answers, produce batches and EndTxn requests on
 // the wire, the epochs its events name.
-func (c *checker) clientEpochs(pid int64) map[int16]bool {
+func (f *facts) clientEpochs(pid int64) map[int16]bool {
 	mine := map[int16]bool{}
-	for _, e := range c.h.Wire {
+	for _, e := range f.h.Wire {
 		switch e.Kind {
 		case history.InitProducerResponse, history.EndTxnRequest:
 			if e.ProducerID == pid && e.ErrorCode == 0 {
@@ -941,7 +981,7 @@ func (c *checker) clientEpochs(pid int64) map[int16]bool {
 			}
 		}
 	}
-	for _, e := range c.h.Client {
+	for _, e := range f.h.Client {
 		if e.ProducerID == pid && e.Epoch >= 0 {
 			mine[e.Epoch] = true
 		}

@@ -50,6 +50,9 @@ type Violation struct {
 	Summary string `json:"summary"`
 	// fatal marks the liveness finding of a fatal error the client printed.
 	fatal bool
+	// about is the batch a sequence finding is about (suppression
+	// wire-before-log).
+	about *batchKey
 }
 
 // Verdict is the result of checking a history.
@@ -73,6 +76,10 @@ type Verdict struct {
 	ProducerFatal string `json:"producer_fatal,omitempty"`
 	// Warnings are problems with the input that did not stop the check.
 	Warnings []string `json:"warnings,omitempty"`
+	// Crashed names the checkers that failed on the history (a kconform
+	// bug; Inconclusive says how): the properties they judge are not
+	// judged. Empty for a verdict every checker made.
+	Crashed []string `json:"crashed,omitempty"`
 	// Paragraph explains the verdict to a person.
 	Paragraph string `json:"paragraph"`
 	// livenessNote says why liveness was not judged from the last fault

@@ -145,46 +145,14 @@ type ahead struct {
 	acked int32
 }
 
-// wireModel is the state the wire check keeps while it replays the wire.
-type wireModel struct {
-	streams    map[streamKey]*stream
-	firstSends map[batchKey][]sent
-	aheads     []ahead
-	epochs     map[int64]int16 // producer id -> highest epoch seen
-	pids       []int64
-	// mayBeWritten says, per send content, whether any send of it got an
-	// answer other than a definite rejection (or none): such a send may
-	// be in the log, and its sequences used up.
-	mayBeWritten map[sendID]bool
-	// txnEnds holds, per producer id and epoch, the wire index of the
-	// first EndTxn answer (no error) that gave that epoch: from EndTxn v5
-	// (KIP-890 part 2, transaction version 2) the coordinator bumps the
-	// epoch at every transaction end and answers the new one, with which
-	// the producer's next transaction starts every partition at sequence 0.
-	txnEnds map[[2]int64]int
-	// rotations holds, per producer id an EndTxn answer handed out in
-	// place of the request's (transaction version 2 at epoch exhaustion,
-	// the coordinator's rotation), the request it answered and the
-	// answer's wire index.
-	rotations map[int64]rotation
-}
-
-// rotation is a producer id the coordinator handed out in an EndTxn
-// answer in place of the request's.
-type rotation struct {
-	from  int64
-	epoch int16
-	at    int
-}
-
 // inScope tells whether a wire batch is this run's to judge: of the
 // history's topic (of every topic when the history names none, as the
 // tap's own does) and readable. Transactional batches are judged as any
 // other: the broker's checkSequence (see brokerSeq) never looks at the
 // transactional flag, so a sequence reused inside a transaction is the
 // founding bug all the same.
-func (c *checker) inScope(b history.WireBatch) bool {
-	return (c.h.Topic == "" || b.Topic == c.h.Topic) && b.Topic != "" && b.Unreadable == ""
+func (f *facts) inScope(b history.WireBatch) bool {
+	return (f.h.Topic == "" || b.Topic == f.h.Topic) && b.Topic != "" && b.Unreadable == ""
 }
 
 // countedWire returns the wire with each batch's count raised to the
@@ -194,28 +162,28 @@ func (c *checker) inScope(b history.WireBatch) bool {
 // so a batch that says one record but carries two used two sequences,
 // and a next batch at base sequence + 1 reuses one. Counters number a
 // partition's records consecutively only when they are per-partition ones.
-func (c *checker) countedWire() []history.WireEvent {
-	if c.runCounters() {
-		return c.h.Wire
+func (f *facts) countedWire() []history.WireEvent {
+	if f.runWide {
+		return f.h.Wire
 	}
 	var out []history.WireEvent
-	for i, e := range c.h.Wire {
+	for i, e := range f.h.Wire {
 		for j, b := range e.Batches {
 			carried := b.LastCounter - b.FirstCounter + 1
 			if b.FirstCounter < 0 || carried <= int64(b.Count) || carried > maxSequence {
 				continue
 			}
 			if out == nil {
-				out = slices.Clone(c.h.Wire)
+				out = slices.Clone(f.h.Wire)
 			}
-			if &out[i].Batches[0] == &c.h.Wire[i].Batches[0] {
+			if &out[i].Batches[0] == &f.h.Wire[i].Batches[0] {
 				out[i].Batches = slices.Clone(e.Batches)
 			}
 			out[i].Batches[j].Count = int32(carried)
 		}
 	}
 	if out == nil {
-		return c.h.Wire
+		return f.h.Wire
 	}
 	return out
 }
@@ -225,7 +193,7 @@ func (c *checker) countedWire() []history.WireEvent {
 // a batch whose offsets and count disagree, so a broker that wrote one
 // wrote records its count hides). Only the batch's own records count: a
 // hole in the offsets up to the next batch is as likely a batch lost.
-func (c *checker) logCount(b *history.LogBatch) int32 {
+func logCount(b *history.LogBatch) int32 {
 	if n := len(b.Records); n > 0 {
 		if span := b.Records[n-1].Offset - b.BaseOffset + 1; span > int64(b.Count) && span <= maxSequence {
 			return int32(span)
@@ -234,93 +202,102 @@ func (c *checker) logCount(b *history.LogBatch) int32 {
 	return b.Count
 }
 
-// checkWire replays produce requests as the client sent them through a
-// model of the broker's sequence rules (ProducerAppendInfo.checkSequence),
-// which catches deviations the broker rejects and so never logs.
-func (c *checker) checkWire() {
-	counted := *c.h
-	counted.Wire = c.countedWire()
-	xs := counted.Exchanges()
-	reqOf := map[int]int{} // response's wire index -> request's exchange
-	m := &wireModel{streams: map[streamKey]*stream{}, firstSends: map[batchKey][]sent{}, epochs: map[int64]int16{}, mayBeWritten: map[sendID]bool{}, txnEnds: map[[2]int64]int{}}
-	m.rotations = map[int64]rotation{}
-	for _, x := range counted.EndTxns() {
-		if r := x.Response; r != nil && r.ErrorCode == 0 && r.ProducerID >= 0 && r.ProducerID != x.Request.ProducerID {
-			if _, seen := m.rotations[r.ProducerID]; !seen {
-				m.rotations[r.ProducerID] = rotation{x.Request.ProducerID, x.Request.Epoch, x.ResponseIndex}
-			}
-		}
-		if r := x.Response; r != nil && r.ErrorCode == 0 && r.Epoch > x.Request.Epoch && r.ProducerID == x.Request.ProducerID {
-			k := [2]int64{r.ProducerID, int64(r.Epoch)}
-			if _, seen := m.txnEnds[k]; !seen {
-				m.txnEnds[k] = x.ResponseIndex
-			}
+// logHas tells whether the log holds the batch as it was sent: the same
+// key, count and first record.
+func (f *facts) logHas(b history.WireBatch) bool {
+	for _, lb := range f.logBatches[keyOf(b)] {
+		if logCount(lb) == b.Count && (b.FirstCounter < 0 || len(lb.Records) == 0 || lb.Records[0].Counter == b.FirstCounter) {
+			return true
 		}
 	}
-	for i, x := range xs {
-		if x.Response != nil {
-			reqOf[x.ResponseIndex] = i
-		}
+	return false
+}
+
+// checkSequence is the sequence checker: the broker's sequence rules
+// held against the wire as the client sent it (the deviations the
+// broker turned away, which never reach the log, among them), then
+// against the log.
+func checkSequence(f *facts, _ []Violation) result {
+	var r result
+	newReplay(f, &r).run()
+	checkLogSequences(f, &r)
+	return r
+}
+
+// replay is the sequence checker's model of the broker while it replays
+// the wire: each stream's state, every send, the findings about deviant
+// batches.
+type replay struct {
+	f          *facts
+	r          *result
+	streams    map[streamKey]*stream
+	firstSends map[batchKey][]sent
+	aheads     []ahead
+	// mayBeWritten says, per send content, whether any send of it got an
+	// answer other than a definite rejection (or none): such a send may
+	// be in the log, and its sequences used up.
+	mayBeWritten map[sendID]bool
+	// connOpened is the wire index of each connection's opening.
+	connOpened map[int64]int
+	// deviant maps a wire batch a finding is about to that finding (its
+	// index in r.findings), so the broker's answers to it and its
+	// retries, and whether it reached the log, reach the finding;
+	// deviantFirst is the first counter of each (-1 unknown), deviantDue
+	// for a batch sent ahead the sequence that was due.
+	deviant      map[batchKey]int
+	deviantFirst map[batchKey]int64
+	deviantDue   map[batchKey]int32
+}
+
+// newReplay starts a replay of f's wire, its findings going to r.
+func newReplay(f *facts, r *result) *replay {
+	m := &replay{f: f, r: r, streams: map[streamKey]*stream{}, firstSends: map[batchKey][]sent{}, mayBeWritten: map[sendID]bool{},
+		connOpened: map[int64]int{}, deviant: map[batchKey]int{}, deviantFirst: map[batchKey]int64{}, deviantDue: map[batchKey]int32{}}
+	for _, x := range f.exchanges {
 		for _, b := range x.Request.Batches {
-			r, ok := x.Answer(b.Topic, b.Partition)
-			if !ok || !definiteRejections[r.ErrorCode] || x.Response.Injected == string(history.ActionDropResponse) {
+			a, ok := x.Answer(b.Topic, b.Partition)
+			if !ok || !definiteRejections[a.ErrorCode] || x.Response.Injected == string(history.ActionDropResponse) {
 				m.mayBeWritten[idOf(b)] = true
 			}
 		}
 	}
-	connOpened := map[int64]int{} // connection -> wire index of its opening
+	return m
+}
+
+// run replays produce requests as the client sent them through a model
+// of the broker's sequence rules (ProducerAppendInfo.checkSequence),
+// which catches deviations the broker rejects and so never logs.
+func (m *replay) run() {
+	reqOf := map[int]int{} // response's wire index -> request's exchange
+	for i, x := range m.f.exchanges {
+		if x.Response != nil {
+			reqOf[x.ResponseIndex] = i
+		}
+	}
 	var nonIdempotent int
 	var firstNonIdempotent *history.WireEvent
-
-	for i := range counted.Wire {
-		e := &counted.Wire[i]
+	for i := range m.f.wire {
+		e := &m.f.wire[i]
 		switch e.Kind {
 		case history.ConnOpen:
-			connOpened[e.Conn] = i
+			m.connOpened[e.Conn] = i
 		case history.ProduceResponse:
-			j, ok := reqOf[i]
-			if !ok {
-				continue
-			}
-			for _, b := range xs[j].Request.Batches {
-				s := m.streams[streamKey{b.Topic, b.Partition, b.ProducerID}]
-				if s == nil || s.epoch != b.Epoch || !c.inScope(b) {
-					continue
-				}
-				if r, ok := xs[j].Answer(b.Topic, b.Partition); ok && r.ErrorCode == 0 {
-					last := nextSequence(b.BaseSequence, b.Count-1)
-					if s.lastAcked < 0 || seqAfter(last, s.lastAcked) {
-						s.lastAcked = last
-					}
-				}
+			if j, ok := reqOf[i]; ok {
+				m.answered(m.f.exchanges[j])
 			}
 		case history.ProduceRequest:
 			for _, b := range e.Batches {
-				if !c.inScope(b) {
-					continue
-				}
-				if b.ProducerID < 0 {
+				switch {
+				case !m.f.inScope(b):
+				case b.ProducerID < 0:
 					// No producer id: the batch is not idempotent at all.
-					nonIdempotent++
-					if firstNonIdempotent == nil {
+					if nonIdempotent++; firstNonIdempotent == nil {
 						firstNonIdempotent = e
 					}
-					continue
-				}
-				c.v.Stats.WireBatches++
-				c.runPIDs[b.ProducerID] = true
-				if b.FirstCounter >= 0 {
-					for n := b.FirstCounter; n <= b.LastCounter && n-b.FirstCounter < int64(b.Count); n++ {
-						c.wireRecords.put(b.Partition, n)
+				default:
+					if a := m.batch(e, i, b); a != nil {
+						m.aheads = append(m.aheads, *a)
 					}
-				}
-				k := keyOf(b)
-				if _, ok := c.firstSent[k]; !ok {
-					c.firstSent[k] = e.Time
-				}
-				c.producerChange(m, e, i, b)
-				if a := c.wireBatch(m, e, i, b); a != nil {
-					m.aheads = append(m.aheads, *a)
 				}
 			}
 		}
@@ -329,51 +306,39 @@ func (c *checker) checkWire() {
 		x := newViolation(Idempotence, Failed, "wire")
 		x.Time = firstNonIdempotent.Time
 		x.Summary = fmt.Sprintf("%d produce batches carried no producer id: the client did not produce idempotently", nonIdempotent)
-		c.add(x)
+		m.r.add(x)
 	}
 	for _, a := range m.aheads {
-		c.judgeAhead(a, m.firstSends, connOpened)
+		m.judgeAhead(a)
 	}
-	c.attachAnswers(xs)
+	m.attachAnswers()
 }
 
-// exhaustedEpoch is the epoch from which a coordinator treats a
-// producer's epoch as exhausted (TransactionMetadata.isEpochExhausted:
-// Short.MaxValue - 1), keeping one in hand to fence with.
-const exhaustedEpoch = 32766
-
-// producerChange notes a new producer id or a higher epoch (allowed,
-// worth knowing), but for the bump a transaction's end brought (an
-// EndTxn answered with that epoch before the batch at wire index i,
-// KIP-890 part 2): that one is the protocol's, every transaction.
-func (c *checker) producerChange(m *wireModel, e *history.WireEvent, i int, b history.WireBatch) {
-	prev, ok := m.epochs[b.ProducerID]
-	switch {
-	case !ok:
-		if len(m.pids) > 0 {
-			x := newViolation(ProducerIDChange, Informational, "wire")
-			x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Time = b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, e.Time
-			x.Summary = fmt.Sprintf("the client moved from producer id %d to %d (first on partition %d)", m.pids[len(m.pids)-1], b.ProducerID, b.Partition)
-			if r, rotated := m.rotations[b.ProducerID]; rotated && r.at < i {
-				x.Summary = fmt.Sprintf("the transaction coordinator rotated the producer id from %d to %d at epoch 0, in its answer to the EndTxn of producer %d epoch %d (first on partition %d)", r.from, b.ProducerID, r.from, r.epoch, b.Partition)
-				if r.epoch >= exhaustedEpoch-1 {
-					x.Summary += ": the epoch was exhausted, and under transaction version 2 (KIP-890 part 2) a coordinator then hands out a new producer id instead of a higher epoch, as it must; neither the broker forgot the producer nor did the client reset"
-				}
+// answered moves each stream's last acknowledged sequence past the
+// batches of x the broker accepted.
+func (m *replay) answered(x history.Exchange) {
+	for _, b := range x.Request.Batches {
+		s := m.streams[streamKey{b.Topic, b.Partition, b.ProducerID}]
+		if s == nil || s.epoch != b.Epoch || !m.f.inScope(b) {
+			continue
+		}
+		if r, ok := x.Answer(b.Topic, b.Partition); ok && r.ErrorCode == 0 {
+			last := nextSequence(b.BaseSequence, b.Count-1)
+			if s.lastAcked < 0 || seqAfter(last, s.lastAcked) {
+				s.lastAcked = last
 			}
-			c.add(x)
 		}
-		m.pids = append(m.pids, b.ProducerID)
-		m.epochs[b.ProducerID] = b.Epoch
-	case b.Epoch > prev:
-		if at, ended := m.txnEnds[[2]int64{b.ProducerID, int64(b.Epoch)}]; ended && at < i {
-			m.epochs[b.ProducerID] = b.Epoch
-			return
-		}
-		x := newViolation(EpochBump, Informational, "wire")
-		x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Time = b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, e.Time
-		x.Summary = fmt.Sprintf("producer %d moved from epoch %d to %d (first on partition %d)", b.ProducerID, prev, b.Epoch, b.Partition)
-		c.add(x)
-		m.epochs[b.ProducerID] = b.Epoch
+	}
+}
+
+// record notes a send of stream s; moveBack lets the client's next
+// sequence move back to after it.
+func (m *replay) record(s *stream, this sent, moveBack bool) {
+	b := this.b
+	s.sends[b.BaseSequence] = this
+	m.firstSends[keyOf(b)] = append(m.firstSends[keyOf(b)], this)
+	if n := nextSequence(b.BaseSequence, b.Count); moveBack || seqAfter(n, s.clientNext) {
+		s.clientNext = n
 	}
 }
 
@@ -386,20 +351,13 @@ func sameRecords(a, b history.WireBatch) bool {
 	return a.FirstCounter < 0 || b.FirstCounter < 0 || a.FirstCounter == b.FirstCounter
 }
 
-// wireBatch applies the sequence rules to one batch of a produce request
-// at wire index i; a batch sent ahead of due sequences is returned, to be
+// batch applies the sequence rules to one batch of a produce request at
+// wire index i; a batch sent ahead of due sequences is returned, to be
 // judged once the whole wire is known.
-func (c *checker) wireBatch(m *wireModel, e *history.WireEvent, i int, b history.WireBatch) *ahead {
+func (m *replay) batch(e *history.WireEvent, i int, b history.WireBatch) *ahead {
 	key := streamKey{b.Topic, b.Partition, b.ProducerID}
 	s := m.streams[key]
 	this := sent{b: b, index: i, conn: e.Conn, time: e.Time}
-	record := func(moveBack bool) {
-		s.sends[b.BaseSequence] = this
-		m.firstSends[keyOf(b)] = append(m.firstSends[keyOf(b)], this)
-		if n := nextSequence(b.BaseSequence, b.Count); moveBack || seqAfter(n, s.clientNext) {
-			s.clientNext = n
-		}
-	}
 	x := newViolation("", "", "wire")
 	x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Time, x.Counter = b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, e.Time, b.FirstCounter
 	if b.BaseSequence < 0 {
@@ -412,27 +370,11 @@ func (c *checker) wireBatch(m *wireModel, e *history.WireEvent, i int, b history
 		}
 		x.Summary = fmt.Sprintf("partition %d: producer %d epoch %d sent base sequence %d, which is no sequence (they run from 0 to %d, then wrap to 0); %d was due",
 			b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, maxSequence, x.Expected)
-		c.deviation(x, b)
+		m.deviation(x, b)
 		return nil
 	}
 	if s == nil || b.Epoch > s.epoch {
-		// A new producer id or epoch. A new epoch starts at sequence 0. A
-		// broker holding no state for a producer id accepts any sequence
-		// from it, so the first batch of a producer id is taken as it
-		// comes (and a history that starts mid-stream can be judged).
-		bumped := s != nil
-		s = &stream{epoch: b.Epoch, lastAcked: -1, sends: map[int32]sent{}}
-		m.streams[key] = s
-		if bumped && b.BaseSequence != 0 {
-			x.Check, x.Expected = EpochStart, 0
-			x.Summary = fmt.Sprintf("partition %d: producer %d started epoch %d at sequence %d instead of 0", b.Partition, b.ProducerID, b.Epoch, b.BaseSequence)
-			c.deviation(x, b)
-			s.open = true
-		} else {
-			s.next = nextSequence(b.BaseSequence, b.Count)
-		}
-		s.clientNext = b.BaseSequence
-		record(true)
+		m.newEpoch(key, s != nil, this, x)
 		return nil
 	}
 	if b.Epoch < s.epoch {
@@ -445,10 +387,10 @@ func (c *checker) wireBatch(m *wireModel, e *history.WireEvent, i int, b history
 		return nil // a faithful retry
 	case s.open && b.BaseSequence == s.clientNext:
 		// The client carries on from its own deviation: the same finding.
-		record(true)
+		m.record(s, this, true)
 		return nil
 	case b.BaseSequence == s.next && !seen:
-		record(false)
+		m.record(s, this, false)
 		s.advance(b)
 		if s.next == s.clientNext {
 			s.open = false
@@ -457,15 +399,42 @@ func (c *checker) wireBatch(m *wireModel, e *history.WireEvent, i int, b history
 	case !seen && seqAfter(b.BaseSequence, s.next):
 		a := &ahead{sent: this, due: s.next, acked: s.lastAcked}
 		s.open = true
-		record(false)
+		m.record(s, this, false)
 		return a
 	}
-	// The client sends a sequence it has used before: a rewind. It is
-	// legal only where every earlier send of those sequences was
-	// rejected before the broker appended it (a batch too large, split
-	// and sent again from its base sequence as the Java client does):
-	// the broker's state never moved past them.
-	if used := c.usedSend(m, s, b); used != nil {
+	m.rewind(s, this, x)
+	return nil
+}
+
+// newEpoch starts the stream of a new producer id or epoch with its
+// first send. A new epoch starts at sequence 0. A broker holding no
+// state for a producer id accepts any sequence from it, so the first
+// batch of a producer id is taken as it comes (and a history that starts
+// mid-stream can be judged).
+func (m *replay) newEpoch(key streamKey, bumped bool, this sent, x Violation) {
+	b := this.b
+	s := &stream{epoch: b.Epoch, lastAcked: -1, sends: map[int32]sent{}}
+	m.streams[key] = s
+	if bumped && b.BaseSequence != 0 {
+		x.Check, x.Expected = EpochStart, 0
+		x.Summary = fmt.Sprintf("partition %d: producer %d started epoch %d at sequence %d instead of 0", b.Partition, b.ProducerID, b.Epoch, b.BaseSequence)
+		m.deviation(x, b)
+		s.open = true
+	} else {
+		s.next = nextSequence(b.BaseSequence, b.Count)
+	}
+	s.clientNext = b.BaseSequence
+	m.record(s, this, true)
+}
+
+// rewind judges a send of a sequence the client has used before. It is
+// legal only where every earlier send of those sequences was rejected
+// before the broker appended it (a batch too large, split and sent again
+// from its base sequence as the Java client does): the broker's state
+// never moved past them.
+func (m *replay) rewind(s *stream, this sent, x Violation) {
+	b := this.b
+	if used := m.usedSend(s, b); used != nil {
 		x.Check = LegalReset
 		switch {
 		case used.b.BaseSequence == b.BaseSequence && (used.b.FirstCounter < 0 || b.FirstCounter < 0 || used.b.FirstCounter == b.FirstCounter):
@@ -481,39 +450,38 @@ func (c *checker) wireBatch(m *wireModel, e *history.WireEvent, i int, b history
 		if s.lastAcked < 0 && x.Check == LegalReset {
 			x.Summary += fmt.Sprintf(" (%d was due)", s.next)
 		}
-		c.deviation(x, b)
+		m.deviation(x, b)
 		s.open = true
-		record(true)
-		return nil
+		m.record(s, this, true)
+		return
 	}
 	// Every earlier send of these sequences was turned away unwritten:
 	// the client may start again where the broker's state stands, after
 	// the last send that may have been written, and nowhere else.
-	if want, held := c.brokerNext(m, s); held && b.BaseSequence != want {
+	if want, held := m.brokerNext(s); held && b.BaseSequence != want {
 		x.Check, x.Expected = SequenceContinuity, want
 		x.Summary = fmt.Sprintf("partition %d: producer %d epoch %d went back to base sequence %d where %d was due (the sends after it were turned away unwritten)",
 			b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, want)
-		c.deviation(x, b)
+		m.deviation(x, b)
 		s.open = true
-		record(true)
-		return nil
+		m.record(s, this, true)
+		return
 	}
 	for seq, p := range s.sends {
 		if overlaps(seq, p.b.Count, b.BaseSequence, b.Count) {
 			delete(s.sends, seq)
 		}
 	}
-	record(true)
+	m.record(s, this, true)
 	s.advance(b)
 	s.open = s.next != s.clientNext && seqAfter(s.clientNext, s.next)
-	return nil
 }
 
 // usedSend returns an earlier send of the stream whose sequences the
 // batch b shares and which may have been written (any answer but a
 // definite rejection, or the log holds it), other than b itself sent
 // again; nil when there is none.
-func (c *checker) usedSend(m *wireModel, s *stream, b history.WireBatch) *sent {
+func (m *replay) usedSend(s *stream, b history.WireBatch) *sent {
 	var found *sent
 	for seq, p := range s.sends {
 		if !overlaps(seq, p.b.Count, b.BaseSequence, b.Count) {
@@ -522,7 +490,7 @@ func (c *checker) usedSend(m *wireModel, s *stream, b history.WireBatch) *sent {
 		if seq == b.BaseSequence && sameRecords(p.b, b) {
 			continue
 		}
-		if m.mayBeWritten[idOf(p.b)] || c.logHas(p.b) {
+		if m.mayBeWritten[idOf(p.b)] || m.f.logHas(p.b) {
 			if found == nil || p.index < found.index {
 				found = &p
 			}
@@ -535,9 +503,9 @@ func (c *checker) usedSend(m *wireModel, s *stream, b history.WireBatch) *sent {
 // wants: the one after the furthest send that may have been written.
 // held is false when none may have been: the broker then holds no state
 // for the epoch and takes any sequence.
-func (c *checker) brokerNext(m *wireModel, s *stream) (next int32, held bool) {
+func (m *replay) brokerNext(s *stream) (next int32, held bool) {
 	for _, p := range s.sends {
-		if !m.mayBeWritten[idOf(p.b)] && !c.logHas(p.b) {
+		if !m.mayBeWritten[idOf(p.b)] && !m.f.logHas(p.b) {
 			continue
 		}
 		if end := nextSequence(p.b.BaseSequence, p.b.Count); !held || seqAfter(end, next) {
@@ -547,29 +515,18 @@ func (c *checker) brokerNext(m *wireModel, s *stream) (next int32, held bool) {
 	return next, held
 }
 
-// logHas tells whether the log holds the batch as it was sent: the same
-// key, count and first record.
-func (c *checker) logHas(b history.WireBatch) bool {
-	for _, lb := range c.logBatches[keyOf(b)] {
-		if c.logCount(lb) == b.Count && (b.FirstCounter < 0 || len(lb.Records) == 0 || lb.Records[0].Counter == b.FirstCounter) {
-			return true
-		}
-	}
-	return false
-}
-
 // judgeAhead decides what a batch sent ahead of due sequences was: a gap
 // when the due sequence never came, an out-of-order send when it came
 // later on the same connection or on one opened afterwards, and nothing
 // when it came on another connection open at the time, whose order
 // against this one the tap cannot know.
-func (c *checker) judgeAhead(a ahead, firstSends map[batchKey][]sent, connOpened map[int64]int) {
+func (m *replay) judgeAhead(a ahead) {
 	b := a.b
 	x := newViolation("", "", "wire")
 	x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Time, x.Counter = b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, a.time, b.FirstCounter
 	x.Expected, x.LastAcked = a.due, a.acked
 	var later *sent
-	for _, s := range firstSends[batchKey{b.Topic, b.Partition, b.ProducerID, b.Epoch, a.due}] {
+	for _, s := range m.firstSends[batchKey{b.Topic, b.Partition, b.ProducerID, b.Epoch, a.due}] {
 		if s.index > a.index {
 			later = &s
 			break
@@ -584,25 +541,28 @@ func (c *checker) judgeAhead(a ahead, firstSends map[batchKey][]sent, connOpened
 		x.Check = SendOrder
 		x.Summary = fmt.Sprintf("partition %d: producer %d epoch %d sent base sequence %d before %d on the same connection",
 			b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, a.due)
-	case connOpened[later.conn] > a.index:
+	case m.connOpened[later.conn] > a.index:
 		x.Check = SendOrder
 		x.Summary = fmt.Sprintf("partition %d: producer %d epoch %d sent base sequence %d before %d, which went out later on a connection opened after it",
 			b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, a.due)
 	default:
 		return
 	}
-	c.deviation(x, b)
-	c.deviantDue[keyOf(b)] = a.due
+	m.deviation(x, b)
+	m.deviantDue[keyOf(b)] = a.due
 }
 
-// deviation records a wire finding about batch b.
-func (c *checker) deviation(x Violation, b history.WireBatch) {
+// deviation records a wire finding about batch b: one batch, one
+// finding.
+func (m *replay) deviation(x Violation, b history.WireBatch) {
 	k := keyOf(b)
-	if _, dup := c.deviant[k]; dup {
-		return // one batch, one finding
+	if _, dup := m.deviant[k]; dup {
+		return
 	}
-	c.deviant[k] = c.add(x)
-	c.deviantFirst[k] = b.FirstCounter
+	x.about = &k
+	m.deviant[k] = len(m.r.findings)
+	m.r.add(x)
+	m.deviantFirst[k] = b.FirstCounter
 }
 
 // attachAnswers gives each wire finding the broker's answers to its batch
@@ -610,15 +570,15 @@ func (c *checker) deviation(x Violation, b history.WireBatch) {
 // log: a deviant batch the broker wrote is a broken promise, one it
 // rejected is NON-STRICT (reusing a sequence that may have been written
 // is FAILED whatever the answer).
-func (c *checker) attachAnswers(xs []history.Exchange) {
-	for _, x := range xs {
+func (m *replay) attachAnswers() {
+	for _, x := range m.f.exchanges {
 		for _, b := range x.Request.Batches {
 			k := keyOf(b)
-			i, ok := c.deviant[k]
-			if f := c.deviantFirst[k]; !ok || i < 0 || (f >= 0 && b.FirstCounter >= 0 && f != b.FirstCounter) {
+			i, ok := m.deviant[k]
+			if f := m.deviantFirst[k]; !ok || (f >= 0 && b.FirstCounter >= 0 && f != b.FirstCounter) {
 				continue // not about a finding, or the same numbers for other records
 			}
-			v := &c.v.Violations[i]
+			v := &m.r.findings[i]
 			a := x.AnswerName(b.Topic, b.Partition)
 			v.Answers = append(v.Answers, a)
 			if a != "OK" && a != "no answer" && a != "dropped" {
@@ -626,12 +586,9 @@ func (c *checker) attachAnswers(xs []history.Exchange) {
 			}
 		}
 	}
-	for k, i := range c.deviant {
-		if i < 0 {
-			continue
-		}
-		v := &c.v.Violations[i]
-		in := c.inLog(k, c.deviantFirst[k], v.Answers)
+	for k, i := range m.deviant {
+		v := &m.r.findings[i]
+		in := m.inLog(k, m.deviantFirst[k], v.Answers)
 		v.InLog = &in
 		switch {
 		case v.Check == LegalReset || v.Check == RetryMismatch || in:
@@ -647,10 +604,10 @@ func (c *checker) attachAnswers(xs []history.Exchange) {
 // records it cannot read), and for a batch sent ahead, not after the due
 // batch (its in-order resend is no deviation). Without a log read-back,
 // whether the broker acknowledged it.
-func (c *checker) inLog(k batchKey, first int64, answers []string) bool {
-	if c.hasLog() {
-		due, ahead := c.deviantDue[k]
-		for _, lb := range c.logBatches[k] {
+func (m *replay) inLog(k batchKey, first int64, answers []string) bool {
+	if m.f.hasLog {
+		due, ahead := m.deviantDue[k]
+		for _, lb := range m.f.logBatches[k] {
 			if first >= 0 && len(lb.Records) > 0 && lb.Records[0].Counter != first {
 				continue
 			}
@@ -658,7 +615,7 @@ func (c *checker) inLog(k batchKey, first int64, answers []string) bool {
 				return true
 			}
 			inOrder := false
-			for _, d := range c.logBatches[batchKey{k.topic, k.partition, k.pid, k.epoch, due}] {
+			for _, d := range m.f.logBatches[batchKey{k.topic, k.partition, k.pid, k.epoch, due}] {
 				inOrder = inOrder || d.BaseOffset < lb.BaseOffset
 			}
 			if !inOrder {
@@ -675,9 +632,101 @@ func (c *checker) inLog(k batchKey, first int64, answers []string) bool {
 	return false
 }
 
+// ackedClause says which sequence was acknowledged last, if any.
 func ackedClause(lastAcked int32) string {
 	if lastAcked < 0 {
 		return ""
 	}
 	return fmt.Sprintf(" after sequence %d was acknowledged", lastAcked)
+}
+
+// checkLogSequences applies the broker's sequence rules to the batches of
+// this run in the log. Every finding here is of a batch the broker wrote,
+// so FAILED; one about a batch the wire already judged is dropped
+// (suppressions: wire-before-log).
+func checkLogSequences(f *facts, r *result) {
+	type state struct {
+		epoch int16
+		next  int32
+	}
+	states := map[[2]int64]*state{}
+	// ends is each partition's offset after its last batch: a batch
+	// after offsets the log is missing (findGaps) starts afresh.
+	ends := map[int32]int64{}
+	nonIdempotent := 0
+	var first *history.LogBatch
+	for _, b := range f.runLog {
+		if b.Control {
+			continue // markers carry no sequence; transactional batches obey checkSequence as any
+		}
+		if b.ProducerID < 0 {
+			if nonIdempotent++; first == nil {
+				first = b
+			}
+			continue
+		}
+		key := [2]int64{int64(b.Partition), b.ProducerID}
+		s := states[key]
+		if end, seen := ends[b.Partition]; seen && f.gaps.between(b.Partition, end, b.BaseOffset) {
+			for k := range states {
+				if k[0] == int64(b.Partition) {
+					delete(states, k)
+				}
+			}
+			s = nil
+		}
+		ends[b.Partition] = b.BaseOffset + int64(max(b.Count, 1))
+		if s == nil {
+			// The broker accepts any sequence from a producer it holds no
+			// state for.
+			states[key] = &state{epoch: b.Epoch, next: nextSequence(b.BaseSequence, logCount(b))}
+			continue
+		}
+		if x, found := logSequence(f, b, s.epoch, s.next); found {
+			r.add(x)
+		}
+		s.epoch = b.Epoch
+		s.next = nextSequence(b.BaseSequence, logCount(b))
+	}
+	if nonIdempotent > 0 {
+		x := newViolation(Idempotence, Failed, "log")
+		x.Partition, x.Offset, x.Time = first.Partition, first.BaseOffset, f.sentAt(first)
+		x.Summary = fmt.Sprintf("%d batches of this run in the log carry no producer id: the client did not produce idempotently", nonIdempotent)
+		r.add(x)
+	}
+}
+
+// logSequence judges log batch b of a stream whose last batch in the
+// log had epoch and wanted next after it.
+func logSequence(f *facts, b *history.LogBatch, epoch int16, next int32) (Violation, bool) {
+	x := newViolation("", Failed, "log")
+	x.Partition, x.ProducerID, x.Epoch, x.Sequence, x.Offset, x.Expected = b.Partition, b.ProducerID, b.Epoch, b.BaseSequence, b.BaseOffset, next
+	x.LastAcked = nextSequence(next, -1)
+	x.Time = f.sentAt(b)
+	in := true
+	x.InLog = &in
+	if len(b.Records) > 0 {
+		x.Counter = b.Records[0].Counter
+	}
+	k := batchKey{f.h.Topic, b.Partition, b.ProducerID, b.Epoch, b.BaseSequence}
+	x.about = &k
+	switch {
+	case b.Epoch < epoch:
+		x.Check = LegalReset
+		x.Summary = fmt.Sprintf("partition %d offset %d: producer %d wrote epoch %d after epoch %d", b.Partition, b.BaseOffset, b.ProducerID, b.Epoch, epoch)
+	case b.Epoch > epoch:
+		if b.BaseSequence != 0 {
+			x.Check, x.Expected = EpochStart, 0
+			x.Summary = fmt.Sprintf("partition %d offset %d: producer %d started epoch %d at sequence %d instead of 0", b.Partition, b.BaseOffset, b.ProducerID, b.Epoch, b.BaseSequence)
+		}
+	case b.BaseSequence == next:
+	case b.BaseSequence >= 0 && seqAfter(b.BaseSequence, next):
+		x.Check = SequenceContinuity
+		x.Summary = fmt.Sprintf("partition %d offset %d: producer %d epoch %d wrote base sequence %d where %d was due", b.Partition, b.BaseOffset, b.ProducerID, b.Epoch, b.BaseSequence, next)
+	default:
+		x.Check = LegalReset
+		x.Summary = fmt.Sprintf("partition %d offset %d: producer %d epoch %d wrote base sequence %d after sequence %d was written",
+			b.Partition, b.BaseOffset, b.ProducerID, b.Epoch, b.BaseSequence, x.LastAcked)
+	}
+	return x, x.Check != ""
 }
