@@ -282,13 +282,14 @@ func Between(all []string, lo, hi string) ([]string, error) {
 }
 
 // scenarioFolder names the cell's scenario for a page name.
+// A transaction version the command refused names no page.
 func scenarioFolder(c matrix.Cell) string {
 	s := c.Scenario
 	if c.RealTime {
-		s += "-real-time"
+		s += "-" + artifacts.TimingReal.String()
 	}
-	if c.TransactionVersion != "" {
-		s += "-tv" + strings.TrimPrefix(c.TransactionVersion, "tv")
+	if level, err := matrix.TransactionVersion(c.TransactionVersion); err == nil && level >= 0 {
+		s += "-" + artifacts.Variant{}.WithTransactionVersion(level).String()
 	}
 	return s
 }
@@ -309,8 +310,8 @@ func conditions(c matrix.Cell) string {
 	if c.TransactionalID != "" {
 		s += ", in transactions"
 	}
-	if c.TransactionVersion != "" {
-		s += ", transaction.version " + strings.TrimPrefix(c.TransactionVersion, "tv")
+	if level, err := matrix.TransactionVersion(c.TransactionVersion); err == nil && level >= 0 {
+		s += ", transaction.version " + strconv.Itoa(level)
 	}
 	return s
 }

@@ -18,9 +18,9 @@ import (
 type Expectation struct {
 	// Cell is the cell expected; its fields stay flat in the file.
 	artifacts.Cell
-	Timing string         `json:"timing,omitempty"`
-	Grades []verify.Grade `json:"grades"`
-	Checks []string       `json:"checks,omitempty"`
+	Timing artifacts.Timing `json:"timing,omitempty"`
+	Grades []verify.Grade   `json:"grades"`
+	Checks []string         `json:"checks,omitempty"`
 	// Why says what the expectation stands for (a client's public issue).
 	Why string `json:"why,omitempty"`
 }

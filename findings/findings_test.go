@@ -148,13 +148,11 @@ func TestImportKeepsErrorRunsApart(t *testing.T) {
 	root := t.TempDir()
 	for i, sub := range []string{"a", "b"} {
 		dir := filepath.Join(root, sub, "2.8.2-zk", "c", "seed")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		cell := artifacts.Cell{Client: "c", Kafka: "2.8.2", Mode: "zk", Scenario: "seed"}
+		if err := artifacts.Failed(dir, cell, errors.New("driver did not stop")); err != nil {
 			t.Fatal(err)
 		}
 		f := filepath.Join(dir, artifacts.ErrorFile)
-		if err := os.WriteFile(f, []byte("driver did not stop\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
 		at := time.Date(2026, 12, 3, 7, i, 0, 0, time.UTC)
 		if err := os.Chtimes(f, at, at); err != nil {
 			t.Fatal(err)

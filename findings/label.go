@@ -2,9 +2,9 @@ package findings
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/kconform/kconform/history"
 	"github.com/kconform/kconform/internal/artifacts"
 	"github.com/kconform/kconform/verify"
 )
@@ -53,27 +53,20 @@ func (r Record) Label(cat Catalogue) string {
 		// its own only in the command that made them.
 		s += " (run with --real-time)"
 	}
-	for _, part := range strings.Split(r.Variant, "-") {
-		switch {
-		case part == "":
-		case part == "transactional":
-			s += ", in transactions"
-		case strings.HasPrefix(part, "tv"):
-			s += ", transaction.version " + strings.TrimPrefix(part, "tv")
-		case part == neighbourVariant+history.NeighbourTxn:
-			s += ", beside another producer's transaction held open"
-		case part == neighbourVariant+history.NeighbourPlain:
-			s += ", beside another producer writing"
-		default:
-			s += ", " + part
-		}
+	if r.Variant.Transactional {
+		s += ", in transactions"
+	}
+	if level, ok := r.Variant.TransactionVersion(); ok {
+		s += ", transaction.version " + strconv.Itoa(level)
+	}
+	if r.Variant.NeighbourTxn {
+		s += ", beside another producer's transaction held open"
+	}
+	if r.Variant.NeighbourPlain {
+		s += ", beside another producer writing"
 	}
 	return s
 }
-
-// neighbourVariant starts a variant's part for a neighbour on the topic
-// (scenario.WithNeighbours: "neighbour.txn").
-const neighbourVariant = "neighbour."
 
 // Defaults tells whether the cell's runs ran with the client's defaults
 // and nothing added: the runs that say whether a user meets the finding

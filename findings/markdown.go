@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kconform/kconform/internal/artifacts"
@@ -180,8 +181,8 @@ func Markdown(records []Record, notes []Note, cat Catalogue) string {
 // Row is how a record's scenario is shown in the grid: its name, and its
 // variant when it has one ("txn-late-abort (tv1)").
 func (r Record) Row() string {
-	if r.Variant != "" {
-		return r.Scenario + " (" + r.Variant + ")"
+	if !r.Variant.IsZero() {
+		return r.Scenario + " (" + r.Variant.String() + ")"
 	}
 	return r.Scenario
 }
@@ -430,13 +431,11 @@ func settingsText(r Record) string {
 // Command is the kconform command line that runs the cell again.
 func (r Record) Command() string {
 	c := fmt.Sprintf("kconform run --driver %s --scenario %s --kafka %s --mode %s", r.Client, r.Scenario, r.Kafka, r.Mode)
-	for _, part := range strings.Split(r.Variant, "-") {
-		if level, ok := strings.CutPrefix(part, "tv"); ok {
-			c += " --transaction-version " + level
-		}
-		if kind, ok := strings.CutPrefix(part, neighbourVariant); ok {
-			c += " --neighbour " + kind
-		}
+	if level, ok := r.Variant.TransactionVersion(); ok {
+		c += " --transaction-version " + strconv.Itoa(level)
+	}
+	for _, kind := range r.Variant.Neighbours() {
+		c += " --neighbour " + kind
 	}
 	if r.ClientDefaults {
 		c += " --real-time"

@@ -13,8 +13,8 @@ import (
 func TestTransactionalGridSection(t *testing.T) {
 	recs := []Record{
 		{Cell: artifacts.Cell{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "seed"}, Grade: verify.Pass, Runs: 3, Passes: 3, Grades: map[verify.Grade]int{verify.Pass: 3}},
-		{Cell: artifacts.Cell{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "txn-late-abort", Variant: "tv1"}, Transactional: true, Grade: verify.Pass, Runs: 3, Passes: 3, Grades: map[verify.Grade]int{verify.Pass: 3}},
-		{Cell: artifacts.Cell{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "txn-late-abort", Variant: "tv2"}, Transactional: true, Grade: verify.Failed, Check: "no-aborted-read", Runs: 3, Passes: 1, Grades: map[verify.Grade]int{verify.Pass: 1, verify.Failed: 2}},
+		{Cell: artifacts.Cell{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "txn-late-abort", Variant: artifacts.Variant{}.WithTransactionVersion(1)}, Transactional: true, Grade: verify.Pass, Runs: 3, Passes: 3, Grades: map[verify.Grade]int{verify.Pass: 3}},
+		{Cell: artifacts.Cell{Client: "java-4.x", Kafka: "4.4.0", Mode: "kraft", Scenario: "txn-late-abort", Variant: artifacts.Variant{}.WithTransactionVersion(2)}, Transactional: true, Grade: verify.Failed, Check: "no-aborted-read", Runs: 3, Passes: 1, Grades: map[verify.Grade]int{verify.Pass: 1, verify.Failed: 2}},
 	}
 	md := Markdown(recs, nil, Catalogue{Order: []string{"seed", "txn-late-abort"}})
 	i, j := strings.Index(md, "| seed |"), strings.Index(md, "**Transactions.**")
@@ -30,17 +30,14 @@ func TestTransactionalGridSection(t *testing.T) {
 	if c := recs[2].Command(); !strings.Contains(c, "--scenario txn-late-abort") || !strings.Contains(c, "--transaction-version 2") {
 		t.Errorf("command: %s", c)
 	}
-	if got := artifacts.CellVariant("real-time-tv1"); got != "tv1" {
-		t.Errorf("CellVariant(real-time-tv1) = %q", got)
-	}
 }
 
 // A cell whose runs had neighbours on the topic is a cell of its own,
 // labelled and run again with them.
 func TestNeighbourCell(t *testing.T) {
-	alone := Record{Cell: artifacts.Cell{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", Variant: "transactional"}, Timing: artifacts.TimingCompressed}
+	alone := Record{Cell: artifacts.Cell{Client: "reference", Kafka: "2.8.2", Mode: "zk", Scenario: "seed", Variant: artifacts.Variant{Transactional: true}}, Timing: artifacts.TimingCompressed}
 	beside := alone
-	beside.Variant = "transactional-neighbour.txn-neighbour.plain"
+	beside.Variant.NeighbourTxn, beside.Variant.NeighbourPlain = true, true
 	if alone.Key() == beside.Key() {
 		t.Fatalf("one record for the run alone and beside neighbours: %s", alone.Key())
 	}

@@ -348,7 +348,7 @@ func (r Record) conditions(cat Catalogue) string {
 	}
 	slices.Sort(set)
 	realOutage := r.ClientDefaults && slices.Contains(cat.RealOutage, r.Scenario)
-	return strings.Join([]string{r.Client, r.Scenario, r.Kafka, r.Mode, r.Variant, r.Timing, strings.Join(r.Added, ","), strings.Join(set, ","), fmt.Sprint(realOutage)}, "|")
+	return strings.Join([]string{r.Client, r.Scenario, r.Kafka, r.Mode, r.Variant.String(), r.Timing.String(), strings.Join(r.Added, ","), strings.Join(set, ","), fmt.Sprint(realOutage)}, "|")
 }
 
 // whose says in a few words whose code the finding is, for a client's

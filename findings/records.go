@@ -34,9 +34,9 @@ type Record struct {
 	Transactional bool `json:"transactional,omitempty"`
 	// Timing is the kind of timing of the runs: artifacts.TimingCompressed,
 	// TimingScenarioTimeouts or TimingDefaults, as their run.json recorded
-	// it (artifacts.Timing; records made before the three kinds are read
+	// it (artifacts.Timing.Backfill; records made before the three kinds are read
 	// with their settings' kind). Pages read it, never work it out.
-	Timing string `json:"timing"`
+	Timing artifacts.Timing `json:"timing"`
 	// Grade is the worst grade over the runs; Check the check of its
 	// first finding.
 	Grade verify.Grade `json:"grade"`
@@ -208,7 +208,7 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 	if err != nil || !ok {
 		return Record{}, Run{}, false, err
 	}
-	rec := Record{Cell: f.Cell()}
+	rec := Record{Cell: f.Cell}
 	run := Run{Dir: f.Rel, RunID: f.Rel, source: dir}
 	if meta := f.Run; meta != nil {
 		// kconform's own self-tests (the broken producer, the garbage
@@ -220,7 +220,7 @@ func readRun(root, dir string) (Record, Run, bool, error) {
 		if f.Verdict != nil && f.Verdict.Stats.Transactions > 0 {
 			rec.Transactional = true
 		}
-		rec.Timing = artifacts.Timing(meta.Timing, meta.Settings, rec.ClientDefaults)
+		rec.Timing = meta.Timing.Backfill(meta.Settings, rec.ClientDefaults)
 		run.RunID, run.Commit, run.settings, run.version, run.Load = meta.RunID, meta.Commit, meta.Settings, meta.ClientVersion, meta.Load
 		if !meta.Started.IsZero() {
 			run.Date = meta.Started.UTC().Format("2006-01-02")
@@ -684,7 +684,7 @@ func Read(dir string) ([]Record, error) {
 		// The kind the record stored; records made before the three
 		// timing kinds said "real-time" for both the scenario's timeouts
 		// and the client's defaults.
-		r.Timing = artifacts.Timing(r.Timing, r.Settings, r.ClientDefaults)
+		r.Timing = r.Timing.Backfill(r.Settings, r.ClientDefaults)
 		out = append(out, r)
 		return nil
 	})

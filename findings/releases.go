@@ -21,7 +21,7 @@ func releasesMarkdown(records []Record) string {
 		// A binding's version names the library it bundles in brackets:
 		// its releases are the binding's, keyed by its own name.
 		library, _, ok := strings.Cut(r.ClientVersion, " ")
-		if !ok || r.variant() || r.Variant != "" {
+		if !ok || r.variant() || !r.Variant.IsZero() {
 			continue
 		}
 		if byLibrary[library] == nil {

@@ -18,7 +18,7 @@ func TestTimingIsTheOneRecorded(t *testing.T) {
 	root, results := t.TempDir(), t.TempDir()
 	day := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 	scenarioTimeouts := []artifacts.Setting{{Key: "request.timeout.ms", Value: "5000", Kind: artifacts.ScenarioSetting}}
-	run := func(id, timing string) artifacts.Run {
+	run := func(id string, timing artifacts.Timing) artifacts.Run {
 		return artifacts.Run{Cell: artifacts.Cell{Scenario: "freeze", Client: "c", Kafka: "2.8.2", Mode: "zk"}, RunID: id, Started: day, Timing: timing, Settings: scenarioTimeouts}
 	}
 	// Recorded as compressed, whatever its settings say now.
@@ -31,7 +31,7 @@ func TestTimingIsTheOneRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	timing := map[string]string{}
+	timing := map[string]artifacts.Timing{}
 	for _, r := range recs {
 		timing[r.Scenario] = r.Timing
 	}

@@ -140,14 +140,14 @@ func TestOneCellNamesFolderRecordAndFile(t *testing.T) {
 			t.Errorf("%s: the record is not at its cell's file: %v", want, err)
 		}
 	}
-	// A run that stopped before run.json: its folder's path is its cell.
+	// A run that stopped before run.json: its cell.json is its cell.
 	job, err := Cell{Scenario: "freeze", Kafka: "3.9.1", Driver: "kafkajs"}.Job()
 	if err != nil {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
 	dir := job.Dir(scenario.Slot{Root: root, Suffix: "-run3"})
-	if err := artifacts.Failed(dir, os.ErrClosed); err != nil {
+	if err := artifacts.Failed(dir, job.Cell(), os.ErrClosed); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := findings.ImportDirs(root, []string{dir})

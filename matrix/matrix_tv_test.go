@@ -20,7 +20,7 @@ func TestTransactionVersionCoordinate(t *testing.T) {
 		t.Fatalf("%d jobs", len(jobs))
 	}
 	tv1, tv2, none := jobs[0].Scenario, jobs[1].Scenario, jobs[2].Scenario
-	if tv1.Variant != "tv1" || tv1.Features[scenario.TransactionVersion] != 1 || tv1.Spec(scenario.Coordinates{Version: "4.4.0", Mode: fixtures.KRaft}).Features[scenario.TransactionVersion] != 1 {
+	if tv1.Variant.String() != "tv1" || tv1.Features[scenario.TransactionVersion] != 1 || tv1.Spec(scenario.Coordinates{Version: "4.4.0", Mode: fixtures.KRaft}).Features[scenario.TransactionVersion] != 1 {
 		t.Errorf("tv1: variant %q features %v", tv1.Variant, tv1.Features)
 	}
 	if why := tv1.NotApplicable("4.4.0", fixtures.KRaft); why != "" {
@@ -29,14 +29,14 @@ func TestTransactionVersionCoordinate(t *testing.T) {
 	if why := tv2.NotApplicable("3.9.1", fixtures.KRaft); !strings.Contains(why, "4.0+") {
 		t.Errorf("tv2 on 3.9.1: %q", why)
 	}
-	if none.Variant != "" || none.Features != nil {
+	if !none.Variant.IsZero() || none.Features != nil {
 		t.Errorf("no tv: variant %q features %v", none.Variant, none.Features)
 	}
 	if _, err := Plan([]string{"4.4.0:kraft:tv3"}, []string{"reference"}, []string{"seed"}, false, false); err == nil || !strings.Contains(err.Error(), "tv0, tv1 or tv2") {
 		t.Errorf("tv3: %v", err)
 	}
 	job, err := Cell{Scenario: "txn-late-produce", Kafka: "4.4.0", TransactionVersion: "2"}.Job()
-	if err != nil || job.Scenario.Variant != "tv2" {
+	if err != nil || job.Scenario.Variant.String() != "tv2" {
 		t.Errorf("kconform run --transaction-version 2: %v %q", err, job.Scenario.Variant)
 	}
 	if job, _ := (Cell{Scenario: "seed", Kafka: "4.4.0"}).Job(); job.Scenario.Features != nil {

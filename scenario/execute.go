@@ -59,8 +59,8 @@ func (r Request) Key() string { return r.Cell().Key() }
 
 // Folder is the name of a run's folder under <version>-<mode>/<client>/:
 // the scenario's name; "-known-bad-" and the expectation's label for a run
-// that must fail in a known way; its variant ("-real-time"); "-added" when
-// the user added settings.
+// that must fail in a known way; "-real-time" for the client's defaults;
+// its variant ("-tv1"); "-added" when the user added settings.
 func (r Request) Folder() string {
 	s := r.Scenario
 	f := s.Name
@@ -71,8 +71,11 @@ func (r Request) Folder() string {
 		}
 		f += "-known-bad-" + label
 	}
-	if s.Variant != "" {
-		f += "-" + s.Variant
+	if s.ClientDefaults {
+		f += "-" + artifacts.TimingReal.String()
+	}
+	if !s.Variant.IsZero() {
+		f += "-" + s.Variant.String()
 	}
 	if len(r.Added) > 0 {
 		f += "-added"
@@ -203,7 +206,7 @@ type Slot struct {
 // its runs' place.
 func (r Request) Cell() artifacts.Cell {
 	return artifacts.Cell{Broker: r.At.brokerName(), Kafka: r.At.Version, Mode: string(r.At.Mode), Client: r.At.Client, Scenario: r.Scenario.Name,
-		Variant: artifacts.CellVariant(r.Scenario.Variant), ClientDefaults: r.Scenario.ClientDefaults, Added: r.AddedList()}
+		Variant: r.Scenario.Variant, ClientDefaults: r.Scenario.ClientDefaults, Added: r.AddedList()}
 }
 
 // Dir is the run's artifacts folder: its cell's (artifacts.Cell.RunFolder),
@@ -224,7 +227,7 @@ func (r Request) Execute(ctx context.Context, slot Slot, progress io.Writer) (*R
 	dir := r.Dir(slot)
 	s, at := r.Scenario, r.At
 	if why := r.notApplicable(); why != "" {
-		if err := artifacts.NotApplicable(dir, why); err != nil {
+		if err := artifacts.NotApplicable(dir, r.Cell(), why); err != nil {
 			return nil, err
 		}
 		return &Result{Dir: dir, NotApplicable: why}, nil
@@ -244,7 +247,7 @@ func (r Request) Execute(ctx context.Context, slot Slot, progress io.Writer) (*R
 		fmt.Fprintf(progress, "kconform: %s: the cluster did not become ready (%v); starting a fresh one\n", s.Name, err)
 		c, err = start()
 		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			_ = artifacts.Failed(dir, err)
+			_ = artifacts.Failed(dir, r.Cell(), err)
 			return nil, &RunError{Dir: dir, Err: fmt.Errorf("cluster start: %w", err)}
 		}
 	}
@@ -253,7 +256,7 @@ func (r Request) Execute(ctx context.Context, slot Slot, progress io.Writer) (*R
 	}
 	defer c.Close(context.WithoutCancel(ctx))
 	if why := r.notApplicableOn(c); why != "" {
-		if err := artifacts.NotApplicable(dir, why); err != nil {
+		if err := artifacts.NotApplicable(dir, r.Cell(), why); err != nil {
 			return nil, err
 		}
 		return &Result{Dir: dir, NotApplicable: why}, nil
@@ -263,7 +266,7 @@ func (r Request) Execute(ctx context.Context, slot Slot, progress io.Writer) (*R
 	// apply to that cluster, whatever ran before the step.
 	var na *chaos.NotApplicable
 	if errors.As(err, &na) {
-		if err := artifacts.NotApplicable(dir, na.Why); err != nil {
+		if err := artifacts.NotApplicable(dir, r.Cell(), na.Why); err != nil {
 			return nil, err
 		}
 		return &Result{Dir: dir, NotApplicable: na.Why}, nil
@@ -273,7 +276,7 @@ func (r Request) Execute(ctx context.Context, slot Slot, progress io.Writer) (*R
 		defer cancel()
 		_ = c.SaveLogs(saveCtx, dir)
 		if ctx.Err() == nil {
-			_ = artifacts.Failed(dir, err)
+			_ = artifacts.Failed(dir, r.Cell(), err)
 		}
 		return nil, &RunError{Dir: dir, Err: err}
 	}

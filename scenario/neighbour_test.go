@@ -180,10 +180,10 @@ func TestWithNeighbours(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if both.Variant != "transactional-neighbour.txn-neighbour.plain" || !slices.Equal(both.Neighbours, NeighbourKinds) || (Request{Scenario: both}).Folder() != "seed-transactional-neighbour.txn-neighbour.plain" {
-		t.Errorf("variant %q, neighbours %v, folder %q", both.Variant, both.Neighbours, (Request{Scenario: both}).Folder())
+	if both.Variant.String() != "transactional-neighbour.txn-neighbour.plain" || !slices.Equal(both.Variant.Neighbours(), NeighbourKinds) || (Request{Scenario: both}).Folder() != "seed-transactional-neighbour.txn-neighbour.plain" {
+		t.Errorf("variant %q, neighbours %v, folder %q", both.Variant, both.Variant.Neighbours(), (Request{Scenario: both}).Folder())
 	}
-	if plain, err := s.WithNeighbours(history.NeighbourPlain); err != nil || plain.Variant != "neighbour.plain" {
+	if plain, err := s.WithNeighbours(history.NeighbourPlain); err != nil || plain.Variant.String() != "neighbour.plain" {
 		t.Errorf("plain: %q %v", plain.Variant, err)
 	}
 	if _, err := s.WithNeighbours("txn-open"); err == nil {
@@ -192,7 +192,7 @@ func TestWithNeighbours(t *testing.T) {
 	if _, err := both.WithNeighbours(history.NeighbourPlain); err == nil {
 		t.Error("neighbours given twice were taken")
 	}
-	if s.Variant != "" || s.Neighbours != nil {
-		t.Errorf("the catalogue's seed changed: %q %v", s.Variant, s.Neighbours)
+	if !s.Variant.IsZero() {
+		t.Errorf("the catalogue's seed changed: %q", s.Variant)
 	}
 }

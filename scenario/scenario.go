@@ -89,13 +89,12 @@ type Scenario struct {
 	// none of the scenario's (its timeouts, its compressed timers), only
 	// what a driver requires and what the user added (Request.Added).
 	ClientDefaults bool
-	// Variant names a variant of the scenario ("real-time") in its
-	// artifacts folder; the run keeps the scenario's name.
-	Variant string
-	// Neighbours are other producers run on the topic beside the
-	// client, from its stop until after the read-back
-	// (history.NeighbourTxn, history.NeighbourPlain; WithNeighbours).
-	Neighbours []string
+	// Variant is how the run varies the catalogue's scenario, a cell of
+	// its own (WithTransactions, WithTransactionVersion, WithNeighbours);
+	// the run keeps the scenario's name. Its neighbours are other
+	// producers run on the topic beside the client, from its stop until
+	// after the read-back (history.NeighbourTxn, history.NeighbourPlain).
+	Variant artifacts.Variant
 	// Client, when set, is the driver this scenario always runs (a
 	// known-bad client's spec); otherwise KCONFORM_CLIENT picks it.
 	Client string
@@ -331,10 +330,11 @@ func (r Request) Collect(ctx context.Context, c *fixtures.Cluster, dir string, p
 	if _, err := events.Seek(0, io.SeekStart); err != nil {
 		return nil, run, nil, err
 	}
-	if len(s.Neighbours) > 0 {
-		fmt.Fprintf(progress, "kconform: %s: neighbours %s on the topic through the read-back\n", s.Name, strings.Join(s.Neighbours, ", "))
+	neighbours := s.Variant.Neighbours()
+	if len(neighbours) > 0 {
+		fmt.Fprintf(progress, "kconform: %s: neighbours %s on the topic through the read-back\n", s.Name, strings.Join(neighbours, ", "))
 	}
-	h, warnings, err := readBackBeside(readCtx, cl, c.BootstrapAddrs(), s.Neighbours, cfg, events, readback.TransactionWait, readBackBound)
+	h, warnings, err := readBackBeside(readCtx, cl, c.BootstrapAddrs(), neighbours, cfg, events, readback.TransactionWait, readBackBound)
 	if err != nil {
 		return nil, run, nil, err
 	}
@@ -382,7 +382,7 @@ func ReadBack(ctx context.Context, cl *kgo.Client, cfg producer.Config, events i
 // transactions included.
 const readBackBound = 3*time.Minute + readback.TransactionWait
 
-// readBackBeside is ReadBack with neighbours (Scenario.Neighbours) on the
+// readBackBeside is ReadBack with neighbours (Variant.Neighbours) on the
 // topic: they start once the client has stopped, connected to brokers
 // directly, before the read-back begins (the transactional one's
 // transaction open on every partition, the plain one writing), and stop
@@ -605,7 +605,7 @@ func (s Scenario) WithRealTime() Scenario {
 		r = s.RealTime()
 		r.Client, r.Expect = s.Client, s.Expect
 	}
-	r.ClientDefaults, r.Variant = true, artifacts.TimingReal
+	r.ClientDefaults = true
 	if s.DefaultsCooldown > 0 {
 		r.Cooldown = s.DefaultsCooldown
 	}
@@ -619,7 +619,7 @@ func (s Scenario) WithRealTime() Scenario {
 // runs do not mix with the idempotent ones in a folder or a record.
 func (s Scenario) WithTransactions(id string, size, abortEvery int) Scenario {
 	if s.Producer.TransactionalID == "" {
-		s.Variant = strings.TrimPrefix(s.Variant+"-transactional", "-")
+		s.Variant.Transactional = true
 	}
 	s.Producer.TransactionalID, s.Producer.TransactionSize, s.Producer.AbortEvery = id, size, abortEvery
 	return s
@@ -630,24 +630,21 @@ func (s Scenario) WithTransactions(id string, size, abortEvery int) Scenario {
 var NeighbourKinds = []string{history.NeighbourTxn, history.NeighbourPlain}
 
 // WithNeighbours returns the scenario with other producers on its topic
-// beside the client (Scenario.Neighbours), one of each kind given, as the
+// beside the client (Variant.Neighbours), one of each kind given, as the
 // variant "neighbour.<kind>" per kind: such runs are cells of their own,
 // never mixed with the client alone on its topic.
 func (s Scenario) WithNeighbours(kinds ...string) (Scenario, error) {
+	if had := s.Variant.Neighbours(); len(had) > 0 {
+		return s, fmt.Errorf("%s has neighbours already (%s)", s.Name, strings.Join(had, ", "))
+	}
+	v := s.Variant
 	for _, k := range kinds {
-		if !slices.Contains(NeighbourKinds, k) {
-			return s, fmt.Errorf("%q is not a neighbour: use %s", k, strings.Join(NeighbourKinds, " or "))
+		var err error
+		if v, err = v.WithNeighbour(k); err != nil {
+			return s, err
 		}
 	}
-	if len(s.Neighbours) > 0 {
-		return s, fmt.Errorf("%s has neighbours already (%s)", s.Name, strings.Join(s.Neighbours, ", "))
-	}
-	for _, k := range NeighbourKinds {
-		if slices.Contains(kinds, k) {
-			s.Neighbours = append(s.Neighbours, k)
-			s.Variant = strings.TrimPrefix(s.Variant+"-neighbour."+k, "-")
-		}
-	}
+	s.Variant = v
 	return s, nil
 }
 
@@ -666,7 +663,7 @@ func (s Scenario) WithTransactionVersion(level int) Scenario {
 		s.Features = map[string]int{}
 	}
 	s.Features[TransactionVersion] = level
-	s.Variant = strings.TrimPrefix(s.Variant+"-tv"+strconv.Itoa(level), "-")
+	s.Variant = s.Variant.WithTransactionVersion(level)
 	own := s.NotApplicable
 	s.NotApplicable = func(version string, mode fixtures.Mode) string {
 		if mode != fixtures.KRaft || !fixtures.AtLeast(version, 4, 0) {

@@ -29,6 +29,9 @@ const (
 	VerdictFile       = "verdict.json"
 	HistoryFile       = "history.jsonl"
 	NotApplicableFile = "not-applicable.txt"
+	// CellFile is the identity of a run that wrote no run.json (it did
+	// not apply, or could not finish): its Cell alone.
+	CellFile = "cell.json"
 	// ErrorFile says why a scenario run could not finish.
 	ErrorFile = "error.txt"
 	PageFile  = "report.html"
@@ -57,7 +60,7 @@ type Run struct {
 	// TimingDefaults (TimingOf the settings); Settings every client
 	// setting the run gave, with its kind (others are the client's own
 	// defaults); Commit the kconform commit that ran it.
-	Timing   string    `json:"timing,omitempty"`
+	Timing   Timing    `json:"timing,omitempty"`
 	Settings []Setting `json:"settings,omitempty"`
 	Commit   string    `json:"commit,omitempty"`
 	// Grade is the verdict's grade; Strict says NON-STRICT failed the run.
@@ -70,51 +73,6 @@ type Run struct {
 	// OK says the run came out as expected; Note says how it did not.
 	OK   bool   `json:"ok"`
 	Note string `json:"note,omitempty"`
-}
-
-// Timings of a run, the three kinds a grade is shown with: client timers
-// compressed to stand for a longer outage; the scenario's own client
-// settings (short timeouts a fault needs), named in the run's settings;
-// or the client's defaults. TimingReal is what runs recorded before the
-// three kinds for the last two, and the folder name of a run in real time.
-const (
-	TimingCompressed       = "compressed"
-	TimingScenarioTimeouts = "scenario-timeouts"
-	TimingDefaults         = "defaults"
-	TimingReal             = "real-time"
-)
-
-// TimingOf is the timing kind of a run with these settings: compressed when
-// any timer is, the scenario's timeouts when it set any client setting of
-// its own, else the client's defaults (always so for clientDefaults runs).
-// It is worked out once, when a run is saved (run.json's Timing); every
-// reader takes the kind recorded (Timing).
-func TimingOf(settings []Setting, clientDefaults bool) string {
-	if clientDefaults {
-		return TimingDefaults
-	}
-	kind := TimingDefaults
-	for _, s := range settings {
-		switch s.Kind {
-		case Compressed:
-			return TimingCompressed
-		case ScenarioSetting:
-			kind = TimingScenarioTimeouts
-		}
-	}
-	return kind
-}
-
-// Timing is the timing kind a run or a record recorded: the kind stored,
-// as TimingOf worked it out when the run was saved. Only a record made
-// before the three kinds (TimingReal for the last two, or none) has its
-// kind worked out from its settings, as TimingOf would have then.
-func Timing(recorded string, settings []Setting, clientDefaults bool) string {
-	switch recorded {
-	case TimingCompressed, TimingScenarioTimeouts, TimingDefaults:
-		return recorded
-	}
-	return TimingOf(settings, clientDefaults)
 }
 
 // Kinds of a client setting in a run.
@@ -203,8 +161,11 @@ func findCommit() string {
 }
 
 // WriteFile writes the run record as JSON.
-func (r Run) WriteFile(path string) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+func (r Run) WriteFile(path string) error { return writeJSON(path, r) }
+
+// writeJSON writes v as indented JSON, as every file of a run folder is.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -214,25 +175,33 @@ func (r Run) WriteFile(path string) error {
 // Clear removes a reused folder's outcome files, so an earlier run's
 // verdict cannot pass for this one's.
 func Clear(dir string) {
-	for _, f := range []string{VerdictFile, RunFile, ErrorFile, NotApplicableFile, PageFile} {
+	for _, f := range []string{VerdictFile, RunFile, CellFile, ErrorFile, NotApplicableFile, PageFile} {
 		_ = os.Remove(filepath.Join(dir, f))
 	}
 }
 
-// NotApplicable records in dir why a scenario does not apply.
-func NotApplicable(dir, why string) error {
+// NotApplicable records in dir why the cell's scenario does not apply,
+// and the cell (CellFile): a run that does not apply writes no run.json.
+func NotApplicable(dir string, cell Cell, why string) error {
+	return outcome(dir, cell, NotApplicableFile, why)
+}
+
+// Failed records in dir why a run of the cell could not finish, and the
+// cell (CellFile): a run that did not finish writes no run.json.
+func Failed(dir string, cell Cell, err error) error {
+	return outcome(dir, cell, ErrorFile, strings.TrimSpace(err.Error()))
+}
+
+// outcome writes a run's outcome without a run.json: the text in name and
+// the cell in CellFile.
+func outcome(dir string, cell Cell, name, text string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, NotApplicableFile), []byte(why+"\n"), 0o644)
-}
-
-// Failed records in dir why a scenario run could not finish.
-func Failed(dir string, err error) error {
-	if mkErr := os.MkdirAll(dir, 0o755); mkErr != nil {
-		return mkErr
+	if err := writeJSON(filepath.Join(dir, CellFile), cell); err != nil {
+		return err
 	}
-	return os.WriteFile(filepath.Join(dir, ErrorFile), []byte(strings.TrimSpace(err.Error())+"\n"), 0o644)
+	return os.WriteFile(filepath.Join(dir, name), []byte(text+"\n"), 0o644)
 }
 
 // Save writes a judged run: its history, verdict and run record.
@@ -258,14 +227,12 @@ func ReadRun(dir string) (Run, error) {
 
 // backfill completes the cell of a run.json written before it carried
 // its whole cell, from what that run.json recorded (never from its
-// folder's name): a variant that named real time ("real-time",
-// "real-time-transactional") keeps the rest, real time being the cell's
-// ClientDefaults; a seed recorded in real time ran with the client's
+// folder's name): a seed recorded in real time ran with the client's
 // defaults (it has no compressed timer) even where client_defaults is
-// missing; and the settings recorded as added are the cell's Added. A
-// run.json written now is left as it is.
+// missing; and the settings recorded as added are the cell's Added (a
+// variant that named real time lost it as it was read: Variant's
+// UnmarshalText). A run.json written now is left as it is.
 func (r *Run) backfill() {
-	r.Variant = CellVariant(r.Variant)
 	r.ClientDefaults = r.ClientDefaults || r.Scenario == "seed" && r.Timing == TimingReal
 	if r.Added == nil {
 		for _, s := range r.Settings {

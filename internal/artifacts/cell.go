@@ -26,19 +26,13 @@ type Cell struct {
 	Kafka    string `json:"kafka"`
 	Mode     string `json:"mode"`
 	Scenario string `json:"scenario"`
-	// Variant is the scenario's variant but real time (CellVariant).
-	Variant string `json:"variant,omitempty"`
+	// Variant is how the run varied its scenario (Variant: transactions,
+	// a transaction.version level, neighbours).
+	Variant Variant `json:"variant,omitzero"`
 	// ClientDefaults: runs with the client's defaults (and a real outage).
 	ClientDefaults bool `json:"client_defaults,omitempty"`
 	// Added are the settings a user added, as key=value in key order.
 	Added []string `json:"added,omitempty"`
-}
-
-// CellVariant is the part of a scenario variant that makes a cell of its
-// own: all of it but real time, which Cell.ClientDefaults keys.
-func CellVariant(variant string) string {
-	v := strings.ReplaceAll(variant, TimingReal, "")
-	return strings.Trim(strings.ReplaceAll(v, "--", "-"), "-")
 }
 
 // Place is where the cell's runs happen, as keys and folders name it:
@@ -60,11 +54,11 @@ func (c Cell) Place() string {
 // outage) and "-added-..." for settings a user added.
 func (c Cell) Key() string {
 	k := c.Place() + "/" + c.Client + "/" + c.Scenario
-	if c.Variant != "" {
-		k += "-" + c.Variant
+	if !c.Variant.IsZero() {
+		k += "-" + c.Variant.String()
 	}
 	if c.ClientDefaults {
-		k += "-real-time"
+		k += "-" + TimingReal.String()
 	}
 	if len(c.Added) > 0 {
 		k += "-added-" + strings.Join(c.Added, ",")
@@ -109,32 +103,3 @@ func (c Cell) RunFolder(root, name string) string {
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 func safeFolder(s string) string { return unsafeChars.ReplaceAllString(s, "_") }
-
-// runSuffix is a repeat's suffix on a run folder's name.
-var runSuffix = regexp.MustCompile(`(-run[0-9]+)?$`)
-
-// Cell is the cell of the run in the folder: its run.json's (ReadRun's
-// backfill completes one written before run.json carried its cell). Only
-// a folder without run.json (a run that stopped before writing it, or
-// did not apply, with a kconform older than the outcome records) is
-// placed by its path, RunFolder's layout: its scenario is the folder's
-// name without a repeat's suffix or "-real-time", and "-real-time" says
-// it ran with the client's defaults.
-func (f RunFolder) Cell() Cell {
-	if f.Run != nil {
-		return f.Run.Cell
-	}
-	name := runSuffix.ReplaceAllString(f.Name, "")
-	kafka, mode, _ := strings.Cut(f.KafkaMode, "-")
-	client := f.Client
-	// Another release's folder is NAME_VERSION (safeFolder): NAME@VERSION.
-	if m := releaseFolder.FindStringSubmatch(client); m != nil {
-		client = m[1] + "@" + m[2]
-	}
-	scenario, realTime := strings.CutSuffix(name, "-"+TimingReal)
-	return Cell{Kafka: kafka, Mode: mode, Client: client, Scenario: scenario, ClientDefaults: realTime}
-}
-
-// releaseFolder is a client folder of another release: a built-in
-// client's name, an underscore for the @, and a version.
-var releaseFolder = regexp.MustCompile(`^([a-z][a-z0-9.-]*)_([0-9][0-9A-Za-z.+-]*)$`)

@@ -21,6 +21,9 @@ type RunFolder struct {
 	// KafkaMode, Client and Name are the folder's three last path parts:
 	// <kafka>-<mode>/<client>/<scenario folder>.
 	KafkaMode, Client, Name string
+	// Cell is the run's identity: its run.json's, or its cell.json's
+	// (CellFile) for a run that did not apply or could not finish.
+	Cell Cell
 	// Run is run.json, nil when the run stopped before writing it.
 	Run *Run
 	// Verdict is verdict.json, nil for a run that was not judged.
@@ -73,11 +76,20 @@ func ReadRunFolder(root, dir string) (f RunFolder, ok bool, err error) {
 	}
 	switch run, err := ReadRun(dir); {
 	case err == nil:
-		f.Run = &run
+		f.Run, f.Cell = &run, run.Cell
 	case !errors.Is(err, fs.ErrNotExist):
 		return f, false, err
 	case f.NotApplicable == "" && f.Error == "":
 		return f, false, fmt.Errorf("%s: a judged run without %s: %w", dir, RunFile, err)
+	default:
+		// The folder's path is never read back into a cell: a run
+		// without run.json recorded its cell on its own.
+		if err := ReadJSON(filepath.Join(dir, CellFile), &f.Cell); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				err = fmt.Errorf("%s: a run that did not apply or finish, recorded without its %s by an older kconform: run it again or remove the folder", dir, CellFile)
+			}
+			return f, false, err
+		}
 	}
 	if f.NotApplicable == "" && f.Error == "" {
 		var v verify.Verdict

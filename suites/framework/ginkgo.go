@@ -103,7 +103,7 @@ func DescribeScenario(s scenario.Scenario, labels ...string) bool {
 			if why := findings.ByDesign(ex, key); own && why != "" {
 				// Recorded in the run's folder, so the result table shows
 				// the reason; Ginkgo counts the spec skipped, not passed.
-				_ = artifacts.NotApplicable(req.Dir(slot), "the client cannot meet the scenario's condition by design: "+why)
+				_ = artifacts.NotApplicable(req.Dir(slot), req.Cell(), "the client cannot meet the scenario's condition by design: "+why)
 				Skip(fmt.Sprintf("%s: %s cannot meet the scenario's condition by design (results/expectations.json): %s", s.Name, at.Client, why))
 			}
 			// The driver is prepared here, as matrix.Run prepares its jobs'.
