@@ -44,11 +44,8 @@ func shardedArtifacts(t *testing.T) (string, string) {
 	for i, pass := range []bool{true, false, true} {
 		run(b, "4.4.0-kraft/franz-go/network-cut-run"+string(rune('1'+i)), artifacts.Run{Cell: artifacts.Cell{Scenario: "network-cut", Client: "franz-go", Kafka: "4.4.0", Mode: "kraft"}}, pass)
 	}
-	na := filepath.Join(b, "2.8.2-zk/reference/producer-expiry")
-	if err := os.MkdirAll(na, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(na, artifacts.NotApplicableFile), []byte("needs Kafka 3.4\n"), 0o644); err != nil {
+	naCell := artifacts.Cell{Kafka: "2.8.2", Mode: "zk", Client: "reference", Scenario: "producer-expiry"}
+	if err := artifacts.NotApplicable(naCell.RunFolder(b, "producer-expiry"), naCell, "needs Kafka 3.4"); err != nil {
 		t.Fatal(err)
 	}
 	return a, b

@@ -1,12 +1,12 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -15,29 +15,118 @@ import (
 	"github.com/kconform/kconform/verify"
 )
 
-// Row is one scenario run in the result table.
+// Row is one scenario run as the table and the pages show it: a view of
+// its folder as artifacts read it once (artifacts.RunFolder), named by its
+// cell, run.json's identity (RunFolder.Cell), never by its path.
 type Row struct {
-	// Kafka is "<version>-<mode>"; Client the driver; Scenario the
-	// scenario folder (its name plus any labels, as "seed-known-bad").
-	Kafka    string `json:"kafka"`
-	Client   string `json:"client"`
-	Scenario string `json:"scenario"`
-	// Grade is the verdict's grade, NOT-APPLICABLE or ERROR; Check the
-	// check of the worst finding; Summary that finding's one line, why the
-	// history is inconclusive, why the scenario does not apply, or why it
-	// could not finish.
-	Grade   verify.Grade `json:"grade"`
-	Check   string       `json:"check,omitempty"`
-	Summary string       `json:"summary,omitempty"`
-	// Requirement is the check's requirement sentence (docs/checks.md).
-	Requirement string `json:"requirement,omitempty"`
-	// KnownBad and Expected: a known-bad client's run, and whether it
-	// failed the way it must.
-	KnownBad bool    `json:"known_bad,omitempty"`
-	Expected bool    `json:"expected"`
-	Seconds  float64 `json:"seconds,omitempty"`
-	// Dir is the scenario run's folder, relative to the artifacts root.
-	Dir string `json:"dir"`
+	// Cell is the run's identity.
+	artifacts.Cell
+	// Folder is the run's folder as read: run.json, the verdict, or why
+	// the scenario did not apply or the run could not finish.
+	Folder artifacts.RunFolder
+	// Dir is the run's folder relative to where the table and the index
+	// go, with slashes.
+	Dir string
+}
+
+// Name is the run's folder name (Request.Folder: the scenario with a
+// known-bad label, its variant, "-added", and a repeat's "-runN"): the
+// run's own name beside its siblings, shown in the table, never read
+// back as its identity.
+func (c Row) Name() string { return c.Folder.Name }
+
+// Outcome is what the table shows of a run: its grade (the verdict's,
+// NOT-APPLICABLE or ERROR); the check of the worst finding; that
+// finding's one line, why the history is inconclusive, why the scenario
+// does not apply, or why it could not finish.
+func (c Row) Outcome() (g verify.Grade, check, summary string) {
+	f := c.Folder
+	switch {
+	case f.NotApplicable != "":
+		return verify.NotApplicable, "", f.NotApplicable
+	case f.Error != "":
+		return verify.Error, "", f.Error
+	}
+	v := f.Verdict
+	switch {
+	case v.Grade == verify.Inconclusive && len(v.Inconclusive) > 0:
+		return v.Grade, "", v.Inconclusive[0]
+	case len(v.Violations) > 0:
+		return v.Grade, string(v.Violations[0].Check), v.Violations[0].Summary
+	}
+	return v.Grade, "", ""
+}
+
+// Grade is the run's grade (Outcome).
+func (c Row) Grade() verify.Grade { g, _, _ := c.Outcome(); return g }
+
+// Check is the check of the run's worst finding (Outcome).
+func (c Row) Check() string { _, check, _ := c.Outcome(); return check }
+
+// judged is run.json of a run that was judged (nil for one that did not
+// apply or could not finish, or has no run.json).
+func (c Row) judged() *artifacts.Run {
+	if f := c.Folder; f.NotApplicable == "" && f.Error == "" {
+		return f.Run
+	}
+	return nil
+}
+
+// KnownBad tells a judged run of a known-bad client (run.json's).
+func (c Row) KnownBad() bool { r := c.judged(); return r != nil && r.KnownBad }
+
+// Expected tells whether the run came out as expected: a run that did not
+// apply did, one that could not finish did not; a judged one as its
+// run.json says (a known-bad run when it failed the known way, any other
+// when its grade passes under its strictness), or without one when its
+// grade passes.
+func (c Row) Expected() bool {
+	switch f := c.Folder; {
+	case f.NotApplicable != "":
+		return true
+	case f.Error != "":
+		return false
+	case f.Run != nil:
+		return f.Run.OK
+	}
+	return c.Folder.Verdict.OK(false)
+}
+
+// Seconds is how long a judged run took (run.json's), 0 when unknown.
+func (c Row) Seconds() float64 {
+	if r := c.judged(); r != nil {
+		return r.Seconds
+	}
+	return 0
+}
+
+// KafkaMode is where the run happened as the tables show it (Cell.Place):
+// "2.8.2-zk", or another broker's "tansu-0.6.0-postgres".
+
+func (c Row) KafkaMode() string { return c.Place() }
+
+// MarshalJSON writes the run as a row of matrix.json, whose schema users'
+// tooling reads: kafka as "<version>-<mode>", scenario the run's Name,
+// then its outcome, requirement and folder.
+func (c Row) MarshalJSON() ([]byte, error) {
+	g, check, summary := c.Outcome()
+	var requirement string
+	if check != "" {
+		requirement = verify.RuleFor(verify.CheckID(check)).Requirement
+	}
+	return json.Marshal(struct {
+		Kafka       string       `json:"kafka"`
+		Client      string       `json:"client"`
+		Scenario    string       `json:"scenario"`
+		Grade       verify.Grade `json:"grade"`
+		Check       string       `json:"check,omitempty"`
+		Summary     string       `json:"summary,omitempty"`
+		Requirement string       `json:"requirement,omitempty"`
+		KnownBad    bool         `json:"known_bad,omitempty"`
+		Expected    bool         `json:"expected"`
+		Seconds     float64      `json:"seconds,omitempty"`
+		Dir         string       `json:"dir"`
+	}{c.KafkaMode(), c.Client, c.Name(), g, check, summary, requirement, c.KnownBad(), c.Expected(), c.Seconds(), c.Dir})
 }
 
 // Collect reads every scenario run under root, laid out as
@@ -46,63 +135,28 @@ func Collect(root string) ([]Row, error) { return CollectAll(root, root) }
 
 // CollectAll reads every scenario run under each of roots (several
 // artifacts folders merged, such as a sharded matrix's), with each row's
-// Dir relative to out, where the table and index go.
+// Dir relative to out, where the table and index go; in the order of
+// their Kafka release and mode, client and name.
 func CollectAll(out string, roots ...string) ([]Row, error) {
-	var cells []Row
+	var rows []Row
 	for _, root := range roots {
 		folders, err := artifacts.WalkRunFolders(root)
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range folders {
-			c := rowOf(f)
-			if c.Dir, err = filepath.Rel(out, f.Path); err != nil {
+			dir, err := filepath.Rel(out, f.Path)
+			if err != nil {
 				return nil, err
 			}
-			c.Dir = filepath.ToSlash(c.Dir)
-			cells = append(cells, c)
+			rows = append(rows, Row{Cell: f.Cell, Folder: f, Dir: filepath.ToSlash(dir)})
 		}
 	}
-	sort.SliceStable(cells, func(i, j int) bool {
-		a, b := cells[i], cells[j]
-		if a.Kafka != b.Kafka {
-			return a.Kafka < b.Kafka
-		}
-		if a.Client != b.Client {
-			return a.Client < b.Client
-		}
-		return a.Scenario < b.Scenario
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		return cmp.Or(cmp.Compare(a.KafkaMode(), b.KafkaMode()), cmp.Compare(a.Client, b.Client), cmp.Compare(a.Name(), b.Name())) < 0
 	})
-	return cells, nil
-}
-
-// rowOf is a run folder's row.
-func rowOf(f artifacts.RunFolder) Row {
-	c := Row{Kafka: f.KafkaMode, Client: f.Client, Scenario: f.Name, Dir: f.Rel}
-	switch {
-	case f.NotApplicable != "":
-		c.Grade, c.Summary, c.Expected = verify.NotApplicable, f.NotApplicable, true
-		return c
-	case f.Error != "":
-		c.Grade, c.Summary = verify.Error, f.Error
-		return c
-	}
-	v := f.Verdict
-	c.Grade, c.Expected = v.Grade, v.OK(false)
-	switch {
-	case v.Grade == verify.Inconclusive && len(v.Inconclusive) > 0:
-		c.Summary = v.Inconclusive[0]
-	case len(v.Violations) > 0:
-		c.Check, c.Summary = string(v.Violations[0].Check), v.Violations[0].Summary
-		c.Requirement = verify.RuleFor(v.Violations[0].Check).Requirement
-	}
-	if r := f.Run; r != nil {
-		c.Seconds = r.Seconds
-		// A known-bad run is as expected when it failed the known way;
-		// any other run when its grade passes under the run's strictness.
-		c.KnownBad, c.Expected = r.KnownBad, r.OK
-	}
-	return c
+	return rows, nil
 }
 
 // Markdown renders the cells as a table: one row per scenario run.
@@ -110,7 +164,7 @@ func Markdown(cells []Row) string {
 	var b strings.Builder
 	b.WriteString("| Kafka | client | scenario | grade | time |\n| --- | --- | --- | --- | --- |\n")
 	for _, c := range cells {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Kafka, c.Client, c.Scenario, cellText(c), seconds(c.Seconds))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.KafkaMode(), c.Client, c.Name(), cellText(c), seconds(c.Seconds()))
 	}
 	if len(cells) == 0 {
 		b.WriteString("| - | - | - | no scenario runs found | - |\n")
@@ -118,27 +172,28 @@ func Markdown(cells []Row) string {
 	// The requirement behind each check the table names.
 	seen := map[string]bool{}
 	for _, c := range cells {
-		if c.Check != "" && !seen[c.Check] {
+		if check := c.Check(); check != "" && !seen[check] {
 			if len(seen) == 0 {
 				b.WriteString("\nChecks (docs/checks.md):\n\n")
 			}
-			seen[c.Check] = true
-			fmt.Fprintf(&b, "- `%s`: %s\n", c.Check, c.Requirement)
+			seen[check] = true
+			fmt.Fprintf(&b, "- `%s`: %s\n", check, verify.RuleFor(verify.CheckID(check)).Requirement)
 		}
 	}
 	return b.String()
 }
 
 func cellText(c Row) string {
-	s := string(c.Grade)
-	if c.Check != "" {
-		s += " " + c.Check
+	g, check, summary := c.Outcome()
+	s := string(g)
+	if check != "" {
+		s += " " + check
 	}
-	if c.Summary != "" {
-		s += ": " + c.Summary
+	if summary != "" {
+		s += ": " + summary
 	}
-	if c.KnownBad {
-		if c.Expected {
+	if c.KnownBad() {
+		if c.Expected() {
 			s += " (known-bad: failed as expected)"
 		} else {
 			s += " (known-bad: NOT the expected failure)"
@@ -158,7 +213,7 @@ func seconds(s float64) string {
 func Unexpected(cells []Row) int {
 	n := 0
 	for _, c := range cells {
-		if !c.Expected {
+		if !c.Expected() {
 			n++
 		}
 	}
@@ -258,9 +313,9 @@ func (c *GridCell) Text() string {
 	return text
 }
 
-var runSuffix = regexp.MustCompile(`-run[0-9]+$`)
-
-// GridOf arranges cells into one block per Kafka version and mode.
+// GridOf arranges cells into one block per Kafka version and mode, a row
+// per scenario as its cell runs it (artifacts.Cell.ScenarioKey), a column
+// per client: each run counts in its cell, named by its run.json.
 func GridOf(cells []Row) []GridBlock {
 	type key struct{ kafka, client, scenario string }
 	all := map[key]*GridCell{}
@@ -274,26 +329,27 @@ func GridOf(cells []Row) []GridBlock {
 		return list
 	}
 	for _, c := range cells {
-		s := runSuffix.ReplaceAllString(c.Scenario, "")
-		k := key{c.Kafka, c.Client, s}
+		kafka, s := c.KafkaMode(), c.ScenarioKey()
+		grade, check, _ := c.Outcome()
+		k := key{kafka, c.Client, s}
 		g := all[k]
 		if g == nil {
-			g = &GridCell{Grade: c.Grade, Check: c.Check, Dir: c.Dir, Grades: map[verify.Grade]int{}}
+			g = &GridCell{Grade: grade, Check: check, Dir: c.Dir, Grades: map[verify.Grade]int{}}
 			all[k] = g
 		}
 		g.Runs++
-		g.Grades[c.Grade]++
+		g.Grades[grade]++
 		g.Dirs = append(g.Dirs, c.Dir)
-		if c.KnownBad && c.Expected {
+		if c.KnownBad() && c.Expected() {
 			g.Known++
 		}
-		if c.Grade != g.Grade && verify.Worse(g.Grade, c.Grade) == c.Grade {
-			g.Grade, g.Check, g.Dir = c.Grade, c.Check, c.Dir
+		if grade != g.Grade && verify.Worse(g.Grade, grade) == grade {
+			g.Grade, g.Check, g.Dir = grade, check, c.Dir
 		}
 		g.Class = GradeClass(g.Grade)
-		kafkas = add(kafkas, c.Kafka)
-		clients[c.Kafka] = add(clients[c.Kafka], c.Client)
-		scenarios[c.Kafka] = add(scenarios[c.Kafka], s)
+		kafkas = add(kafkas, kafka)
+		clients[kafka] = add(clients[kafka], c.Client)
+		scenarios[kafka] = add(scenarios[kafka], s)
 	}
 	var blocks []GridBlock
 	for _, kafka := range kafkas {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,31 +13,28 @@ import (
 
 func TestCollectAndMarkdown(t *testing.T) {
 	root := t.TempDir()
-	write := func(dir string, v *verify.Verdict, r *artifacts.Run) {
-		full := filepath.Join(root, dir)
+	// Each run is laid out where its cell's runs go, named as the
+	// scenario names its folder; its run.json carries its cell.
+	write := func(client, name string, v *verify.Verdict, r artifacts.Run) {
+		r.Cell = artifacts.Cell{Kafka: "2.8.2", Mode: "zk", Client: client, Scenario: strings.TrimSuffix(name, "-known-bad")}
+		full := r.RunFolder(root, name)
 		if err := os.MkdirAll(full, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if v != nil {
-			if err := v.WriteFile(filepath.Join(full, artifacts.VerdictFile)); err != nil {
-				t.Fatal(err)
-			}
+		if err := v.WriteFile(filepath.Join(full, artifacts.VerdictFile)); err != nil {
+			t.Fatal(err)
 		}
-		if r != nil {
-			if err := r.WriteFile(filepath.Join(full, artifacts.RunFile)); err != nil {
-				t.Fatal(err)
-			}
+		if err := r.WriteFile(filepath.Join(full, artifacts.RunFile)); err != nil {
+			t.Fatal(err)
 		}
 	}
-	write("2.8.2-zk/franz-go/seed", &verify.Verdict{Grade: verify.Pass}, &artifacts.Run{OK: true, Seconds: 61})
-	write("2.8.2-zk/librdkafka-1.8.2/seed-known-bad", &verify.Verdict{Grade: verify.Failed, Violations: []verify.Violation{{Check: verify.LegalReset, Grade: verify.Failed, Summary: "sequence 0 | again"}}},
-		&artifacts.Run{KnownBad: true, OK: true})
-	write("2.8.2-zk/librdkafka/seed", &verify.Verdict{Grade: verify.Failed, Violations: []verify.Violation{{Check: verify.SequenceContinuity, Grade: verify.Failed, Summary: "gap"}}}, &artifacts.Run{Grade: verify.Failed})
-	write("2.8.2-zk/franz-go/network-cut", &verify.Verdict{Grade: verify.NonStrict, Violations: []verify.Violation{{Check: verify.SendOrder, Grade: verify.NonStrict, Summary: "sent 4 before 2"}}}, &artifacts.Run{Grade: verify.NonStrict, OK: true})
-	if err := os.MkdirAll(filepath.Join(root, "2.8.2-zk/franz-go/producer-expiry"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "2.8.2-zk/franz-go/producer-expiry", artifacts.NotApplicableFile), []byte("needs 3.4\n"), 0o644); err != nil {
+	write("franz-go", "seed", &verify.Verdict{Grade: verify.Pass}, artifacts.Run{OK: true, Seconds: 61})
+	write("librdkafka-1.8.2", "seed-known-bad", &verify.Verdict{Grade: verify.Failed, Violations: []verify.Violation{{Check: verify.LegalReset, Grade: verify.Failed, Summary: "sequence 0 | again"}}},
+		artifacts.Run{KnownBad: true, OK: true})
+	write("librdkafka", "seed", &verify.Verdict{Grade: verify.Failed, Violations: []verify.Violation{{Check: verify.SequenceContinuity, Grade: verify.Failed, Summary: "gap"}}}, artifacts.Run{Grade: verify.Failed})
+	write("franz-go", "network-cut", &verify.Verdict{Grade: verify.NonStrict, Violations: []verify.Violation{{Check: verify.SendOrder, Grade: verify.NonStrict, Summary: "sent 4 before 2"}}}, artifacts.Run{Grade: verify.NonStrict, OK: true})
+	naCell := artifacts.Cell{Kafka: "2.8.2", Mode: "zk", Client: "franz-go", Scenario: "producer-expiry"}
+	if err := artifacts.NotApplicable(naCell.RunFolder(root, "producer-expiry"), naCell, "needs 3.4"); err != nil {
 		t.Fatal(err)
 	}
 	cells, err := Collect(root)
@@ -70,7 +68,9 @@ func TestCollectAndMarkdown(t *testing.T) {
 		}
 	}
 	grid := Grid(cells)
-	for _, want := range []string{"**Kafka 2.8.2-zk**", "| scenario | franz-go | librdkafka | librdkafka-1.8.2 |", "| network-cut | NON-STRICT send-order | - | - |", "| producer-expiry | NOT-APPLICABLE | - | - |"} {
+	// The known-bad run counts in its cell, the seed's, whatever its
+	// folder's name.
+	for _, want := range []string{"**Kafka 2.8.2-zk**", "| scenario | franz-go | librdkafka | librdkafka-1.8.2 |", "| seed | PASS | FAILED sequence-continuity | FAILED legal-reset, known-bad as expected |", "| network-cut | NON-STRICT send-order | - | - |", "| producer-expiry | NOT-APPLICABLE | - | - |"} {
 		if !strings.Contains(grid, want) {
 			t.Errorf("grid lacks %q:\n%s", want, grid)
 		}
@@ -97,7 +97,7 @@ func TestWriteTable(t *testing.T) {
 	if err := (&verify.Verdict{Grade: verify.Pass}).WriteFile(filepath.Join(dir, artifacts.VerdictFile)); err != nil {
 		t.Fatal(err)
 	}
-	if err := (&artifacts.Run{Grade: verify.Pass, OK: true}).WriteFile(filepath.Join(dir, artifacts.RunFile)); err != nil {
+	if err := (&artifacts.Run{Cell: artifacts.Cell{Kafka: "2.8.2", Mode: "zk", Client: "franz-go", Scenario: "seed"}, Grade: verify.Pass, OK: true}).WriteFile(filepath.Join(dir, artifacts.RunFile)); err != nil {
 		t.Fatal(err)
 	}
 	b.Reset()
@@ -108,5 +108,54 @@ func TestWriteTable(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestTableNamesRunsByTheirCell: a run's Kafka release, mode and client
+// are its run.json's, not its folder's (another release's client is
+// NAME@VERSION in a NAME_VERSION folder), and matrix.json keeps the
+// fields users' tooling reads.
+func TestTableNamesRunsByTheirCell(t *testing.T) {
+	root := t.TempDir()
+	cell := artifacts.Cell{Kafka: "3.9.0", Mode: "kraft", Client: "kafkajs@2.2.4", Scenario: "seed", Variant: artifacts.Variant{}.WithTransactionVersion(1)}
+	dir := cell.RunFolder(root, "seed-tv1-run2")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	v := &verify.Verdict{Grade: verify.Failed, Violations: []verify.Violation{{Check: verify.SequenceContinuity, Grade: verify.Failed, Summary: "gap"}}}
+	if err := v.WriteFile(filepath.Join(dir, artifacts.VerdictFile)); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&artifacts.Run{Cell: cell, Grade: verify.Failed, Seconds: 12}).WriteFile(filepath.Join(dir, artifacts.RunFile)); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	cells, err := WriteTable(&b, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "| 3.9.0-kraft | kafkajs@2.2.4 | seed-tv1-run2 | FAILED sequence-continuity: gap | 12 s |"; !strings.Contains(b.String(), want) {
+		t.Errorf("table lacks %q:\n%s", want, b.String())
+	}
+	if grid := Grid(cells); !strings.Contains(grid, "| seed-tv1 | FAILED sequence-continuity |") {
+		t.Errorf("grid names the row by the run's folder, not its cell:\n%s", grid)
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "matrix.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal(raw, &rows); err != nil || len(rows) != 1 {
+		t.Fatalf("matrix.json: %v, %d rows:\n%s", err, len(rows), raw)
+	}
+	want := map[string]any{"kafka": "3.9.0-kraft", "client": "kafkajs@2.2.4", "scenario": "seed-tv1-run2", "grade": "FAILED", "check": "sequence-continuity",
+		"summary": "gap", "requirement": verify.RuleFor(verify.SequenceContinuity).Requirement, "expected": false, "seconds": 12.0, "dir": "3.9.0-kraft/kafkajs_2.2.4/seed-tv1-run2"}
+	for k, w := range want {
+		if rows[0][k] != w {
+			t.Errorf("matrix.json %s = %v, want %v", k, rows[0][k], w)
+		}
+	}
+	if len(rows[0]) != len(want) {
+		t.Errorf("matrix.json has fields %v, want those of %v", rows[0], want)
 	}
 }

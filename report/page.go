@@ -93,24 +93,25 @@ type pageData struct {
 	Generated string
 }
 
-// WritePage renders the scenario run in dir (history.jsonl, verdict.json
-// and run.json when present) as dir/report.html and returns its path.
-func WritePage(dir string) (string, error) {
-	h, _, err := history.ReadFile(filepath.Join(dir, artifacts.HistoryFile))
+// writePage renders the judged run in folder f, as artifacts read it,
+// with its history as f.Path/report.html, and returns its path.
+func writePage(f artifacts.RunFolder) (string, error) {
+	h, _, err := history.ReadFile(filepath.Join(f.Path, artifacts.HistoryFile))
 	if err != nil {
 		return "", err
 	}
-	var v verify.Verdict
-	if err := artifacts.ReadJSON(filepath.Join(dir, artifacts.VerdictFile), &v); err != nil {
-		return "", err
+	if f.Verdict == nil {
+		return "", fmt.Errorf("%s: a history without %s", f.Path, artifacts.VerdictFile)
 	}
 	var r artifacts.Run
-	_ = artifacts.ReadJSON(filepath.Join(dir, artifacts.RunFile), &r) // a folder without one still gets its page
+	if f.Run != nil { // a folder without one still gets its page
+		r = *f.Run
+	}
 	var buf bytes.Buffer
-	if err := RenderPage(&buf, h, &v, r); err != nil {
+	if err := RenderPage(&buf, h, f.Verdict, r); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, artifacts.PageFile)
+	path := filepath.Join(f.Path, artifacts.PageFile)
 	return path, os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
@@ -493,8 +494,8 @@ func WriteSite(out string, roots ...string) (string, error) {
 	pages := map[string]string{}
 	var rows []indexRow
 	for _, c := range cells {
-		row := indexRow{Row: c, Text: cellText(c), Time: seconds(c.Seconds), Class: GradeClass(c.Grade)}
-		if c.KnownBad && c.Expected {
+		row := indexRow{Row: c, Text: cellText(c), Time: seconds(c.Seconds()), Class: GradeClass(c.Grade())}
+		if c.KnownBad() && c.Expected() {
 			row.Class = "expected"
 		}
 		dir := filepath.Join(out, filepath.FromSlash(c.Dir))
@@ -503,7 +504,7 @@ func WriteSite(out string, roots ...string) (string, error) {
 				continue
 			}
 			if f == artifacts.HistoryFile {
-				if _, err := WritePage(dir); err != nil {
+				if _, err := writePage(c.Folder); err != nil {
 					return "", fmt.Errorf("%s: %w", c.Dir, err)
 				}
 				f = artifacts.PageFile

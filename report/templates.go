@@ -111,7 +111,7 @@ table{border-collapse:collapse} td,th{border:1px solid #d8dde2;padding:4px 10px;
 {{end}}</table>
 {{end}}<h2>Every scenario run</h2>
 <table><tr><th>Kafka</th><th>client</th><th>scenario</th><th>grade</th><th>time</th></tr>
-{{range .Cells}}<tr class="{{.Class}}" data-grade="{{.Grade}}"><td>{{.Kafka}}</td><td>{{.Client}}</td><td>{{if .Page}}<a href="{{.Page}}">{{.Scenario}}</a>{{else}}{{.Scenario}}{{end}}</td><td>{{.Text}}</td><td>{{.Time}}</td></tr>
+{{range .Cells}}<tr class="{{.Class}}" data-grade="{{.Grade}}"><td>{{.KafkaMode}}</td><td>{{.Client}}</td><td>{{if .Page}}<a href="{{.Page}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}</td><td>{{.Text}}</td><td>{{.Time}}</td></tr>
 {{end}}</table>
 </body></html>
 `

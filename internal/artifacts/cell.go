@@ -53,7 +53,14 @@ func (c Cell) Place() string {
 // variant, "-real-time" for runs with the client's defaults (and a real
 // outage) and "-added-..." for settings a user added.
 func (c Cell) Key() string {
-	k := c.Place() + "/" + c.Client + "/" + c.Scenario
+	return c.Place() + "/" + c.Client + "/" + c.ScenarioKey()
+}
+
+// ScenarioKey is the key's last part, what ran and how: the scenario, then
+// its variant, "-real-time" and "-added-...". The result grid's rows are
+// named by it.
+func (c Cell) ScenarioKey() string {
+	k := c.Scenario
 	if !c.Variant.IsZero() {
 		k += "-" + c.Variant.String()
 	}
