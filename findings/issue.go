@@ -164,7 +164,7 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, uses []Setti
 	if r.Transactional {
 		producerKind = "transactional producer"
 	}
-	fmt.Fprintf(&b, "# %s, %s, %s on Kafka %s (%s): %s\n\n", clientName(r), producerKind, r.Scenario, r.Kafka, r.Mode, title)
+	fmt.Fprintf(&b, "# %s, %s, %s on %s: %s\n\n", clientName(r), producerKind, r.Scenario, r.issueWhere(), title)
 	b.WriteString(wrap(plainWords(r, x, cat), "") + "\n\n")
 	fmt.Fprintf(&b, "Found by [kconform](https://github.com/kconform/kconform), a conformance suite that runs the client against real Kafka brokers, injects the scenario's faults, and judges the wire, the client's reports and the log read back.\n\n")
 
@@ -650,4 +650,13 @@ func loadText(r Record) string {
 		s += fmt.Sprintf("; %s did not record the load", plural(unrecorded, "run"))
 	}
 	return s + "."
+}
+
+// issueWhere is where a bug report's run was, as its title has always
+// said it for Kafka ("Kafka 2.8.2 (zk)").
+func (r Record) issueWhere() string {
+	if r.Broker == "" {
+		return "Kafka " + r.Kafka + " (" + r.Mode + ")"
+	}
+	return r.Where()
 }

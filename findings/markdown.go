@@ -17,6 +17,10 @@ import (
 // say: the client code path behind a finding and its public issue. Notes
 // live in results/notes.json beside the records they explain.
 type Note struct {
+	// Broker narrows the note to runs on that broker ("" is Apache
+	// Kafka, artifacts.Cell.Broker): a note never speaks of a broker
+	// its runs did not meet.
+	Broker   string `json:"broker,omitempty"`
 	Client   string `json:"client"`
 	Scenario string `json:"scenario"`
 	// Kafka and Mode, when set, narrow the note to one broker.
@@ -82,7 +86,7 @@ func ExpandNotes(notes []Note, records []Record, cat Catalogue) ([]Note, error) 
 			}
 			// The cell named in full, not "with" its label alone: a
 			// note's rates are of several cells that may share a label.
-			return fmt.Sprintf("%s%s (%s, %s, Kafka %s %s, %s)", verify.Rate(g, r.Grades), r.unkept(g), r.Client, r.Row(), r.Kafka, r.Mode, r.Label(cat))
+			return fmt.Sprintf("%s%s (%s, %s, %s, %s)", verify.Rate(g, r.Grades), r.unkept(g), r.Client, r.Row(), r.Where(), r.Label(cat))
 		})
 	}
 	out := slices.Clone(notes)
@@ -134,7 +138,7 @@ func (n Note) OwnerText() string {
 }
 
 func (n Note) about(r Record) bool {
-	return n.Client == r.Client && n.Scenario == r.Scenario && (n.Kafka == "" || n.Kafka == r.Kafka) && (n.Mode == "" || n.Mode == r.Mode)
+	return n.Broker == r.Broker && n.Client == r.Client && n.Scenario == r.Scenario && (n.Kafka == "" || n.Kafka == r.Kafka) && (n.Mode == "" || n.Mode == r.Mode)
 }
 
 // NotesFile is the notes' file in a results folder.
@@ -196,7 +200,7 @@ func grid(b *strings.Builder, records []Record, order []string) {
 		if r.variant() {
 			continue
 		}
-		block := r.Kafka + " " + r.Mode
+		block := r.Where()
 		add(&blocks, block)
 		add(&clients, r.Client)
 		add(&scenarios, r.Row())
@@ -230,7 +234,7 @@ func grid(b *strings.Builder, records []Record, order []string) {
 				}
 			}
 		}
-		fmt.Fprintf(b, "**Kafka %s**\n\n| scenario | %s |\n|---|%s\n", block, strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
+		fmt.Fprintf(b, "**%s**\n\n| scenario | %s |\n|---|%s\n", block, strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
 		for _, s := range rows {
 			fmt.Fprintf(b, "| %s |", s)
 			for _, c := range cols {
@@ -267,7 +271,7 @@ func evidenceMarkdown(b *strings.Builder, records []Record, notes []Note, cat Ca
 	b.WriteString("## Every finding\n\nEvery FAILED and NON-STRICT cell, and every cell run with the client's defaults or with added settings:\n\n")
 	for _, r := range evidence {
 		var p strings.Builder
-		fmt.Fprintf(&p, "- **%s, %s, Kafka %s %s**: ", clientName(r), r.Row(), r.Kafka, r.Mode)
+		fmt.Fprintf(&p, "- **%s, %s, %s**: ", clientName(r), r.Row(), r.Where())
 		if r.Check != "" && r.Grade != verify.Pass {
 			fmt.Fprintf(&p, "%s, ", r.Check)
 		}
@@ -431,6 +435,13 @@ func settingsText(r Record) string {
 // Command is the kconform command line that runs the cell again.
 func (r Record) Command() string {
 	c := fmt.Sprintf("kconform run --driver %s --scenario %s --kafka %s --mode %s", r.Client, r.Scenario, r.Kafka, r.Mode)
+	switch r.Broker {
+	case "":
+	case "external":
+		c = fmt.Sprintf("kconform run --driver %s --scenario %s --bootstrap HOST:PORT --cluster-name %s --node-command ... (docs/brokers.md)", r.Client, r.Scenario, r.Kafka)
+	default:
+		c = fmt.Sprintf("kconform run --driver %s --scenario %s --broker %s --kafka %s", r.Client, r.Scenario, r.Broker, r.Kafka)
+	}
 	if level, ok := r.Variant.TransactionVersion(); ok {
 		c += " --transaction-version " + strconv.Itoa(level)
 	}
@@ -462,7 +473,16 @@ func ReplaceSection(readme, text string) (string, error) {
 // finding and bug report is.
 func Summary(records []Record, notes []Note, cat Catalogue) string {
 	var b strings.Builder
-	b.WriteString(clientTable(records, notes, cat))
+	var kafka, others []Record
+	for _, r := range records {
+		if r.Broker == "" {
+			kafka = append(kafka, r)
+		} else {
+			others = append(others, r)
+		}
+	}
+	b.WriteString(clientTable(kafka, notes, cat))
+	b.WriteString(brokerTables(others, notes, cat))
 	b.WriteString("\n" + brokerFindings(records, notes))
 	b.WriteString(foundingRate(records, cat))
 	published, probes := cellCounts(records, false), cellCounts(records, true)

@@ -1,6 +1,7 @@
 package findings
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -186,6 +187,66 @@ func clientTable(records []Record, notes []Note, cat Catalogue) string {
 	return b.String()
 }
 
+// brokerTables is a table per broker other than Apache Kafka (Tansu, a
+// cluster kconform did not start): a row per release and client run on
+// it, a column per property, each cell as the client table's, so a
+// finding the runs show is the broker's says so.
+func brokerTables(records []Record, notes []Note, cat Catalogue) string {
+	byBroker := map[string][]Record{}
+	var brokers []string
+	for _, r := range records {
+		add(&brokers, r.Broker)
+		byBroker[r.Broker] = append(byBroker[r.Broker], r)
+	}
+	slices.Sort(brokers)
+	var b strings.Builder
+	for _, name := range brokers {
+		rs := byBroker[name]
+		type row struct{ where, client string }
+		var rows []row
+		for _, r := range rs {
+			if OtherRelease(r.Client) || slices.Contains(rows, row{r.Where(), r.Client}) {
+				continue
+			}
+			rows = append(rows, row{r.Where(), r.Client})
+		}
+		slices.SortFunc(rows, func(a, b row) int {
+			return cmp.Or(strings.Compare(a.where, b.where), strings.Compare(a.client, b.client))
+		})
+		fmt.Fprintf(&b, "\n**Does %s keep the broker's side of the promise?** ([docs/brokers.md](docs/brokers.md)) One row per release and client run on it, a cell as above: a finding the runs show is the broker's says so.\n\n", brokerName(name))
+		b.WriteString("| broker | client |")
+		for _, p := range verify.Properties {
+			fmt.Fprintf(&b, " %s |", p)
+		}
+		b.WriteString("\n|---|---|" + strings.Repeat("---|", len(verify.Properties)) + "\n")
+		for _, w := range rows {
+			var at []Record
+			for _, r := range rs {
+				if r.Where() == w.where {
+					at = append(at, r)
+				}
+			}
+			fmt.Fprintf(&b, "| **%s** | %s |", w.where, w.client)
+			for _, p := range verify.Properties {
+				fmt.Fprintf(&b, " %s |", propertyCell(w.client, p, at, notes, cat))
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// brokerName is a broker as a heading names it.
+func brokerName(broker string) string {
+	switch broker {
+	case "tansu":
+		return "Tansu"
+	case "external":
+		return "a cluster kconform did not start"
+	}
+	return broker
+}
+
 // propertyCell is one cell of the client table. Its headline is a plain
 // cell (the scenario's own settings, or the client's defaults) whenever
 // one breaks the property: a cell with settings a user added is the
@@ -269,7 +330,16 @@ func (h headline) text(cat Catalogue) string {
 			}
 		}
 	}
-	return fmt.Sprintf("[%s](%s): %s, %s %s, %s", h.result.Rate(), link, h.Row(), h.Kafka, h.Mode, h.labels(cat))
+	return fmt.Sprintf("[%s](%s): %s, %s, %s", h.result.Rate(), link, h.Row(), h.whereShort(), h.labels(cat))
+}
+
+// whereShort is where the headline showed as the client table has always
+// named it ("2.8.2 zk"), another broker by its name ("Tansu 0.6.0 postgres").
+func (h headline) whereShort() string {
+	if h.Broker == "" {
+		return h.Kafka + " " + h.Mode
+	}
+	return h.Where()
 }
 
 // labels is the label of every cell the headline's runs came from, once.
@@ -383,6 +453,7 @@ func brokerFindings(records []Record, notes []Note) string {
 	type finding struct {
 		note             Note
 		clients, brokers []string
+		others           []string // brokers other than Apache Kafka
 	}
 	var order []string
 	found := map[string]*finding{}
@@ -400,7 +471,11 @@ func brokerFindings(records []Record, notes []Note) string {
 			order = append(order, key)
 		}
 		add(&found[key].clients, r.Client)
-		add(&found[key].brokers, r.Kafka+" "+r.Mode)
+		if r.Broker == "" {
+			add(&found[key].brokers, r.Kafka+" "+r.Mode) // "on Kafka" says it once
+		} else {
+			add(&found[key].others, r.Where())
+		}
 	}
 	if len(order) == 0 {
 		return ""
@@ -414,10 +489,20 @@ func brokerFindings(records []Record, notes []Note) string {
 		if f.note.Owner == "both" {
 			whose = "the broker's and the client's"
 		}
-		fmt.Fprintf(&b, "- %s (%s code: %s; known issue: %s). FAILED with %s on Kafka %s.\n", strings.TrimSuffix(f.note.Title, "."), whose, f.note.Library,
-			f.note.ref(), strings.Join(f.clients, ", "), strings.Join(f.brokers, ", "))
+		fmt.Fprintf(&b, "- %s (%s code: %s; known issue: %s). FAILED with %s on %s.\n", strings.TrimSuffix(f.note.Title, "."), whose, f.note.Library,
+			f.note.ref(), strings.Join(f.clients, ", "), onWhere(f.brokers, f.others))
 	}
 	return b.String() + "\n"
+}
+
+// onWhere joins where a finding showed: Kafka's releases after one
+// "Kafka", then other brokers by their own names.
+func onWhere(kafka, others []string) string {
+	slices.Sort(others)
+	if len(kafka) > 0 {
+		others = append([]string{"Kafka " + strings.Join(kafka, ", ")}, others...)
+	}
+	return strings.Join(others, "; ")
 }
 
 // ref is the first public issue Known names, or "none found".

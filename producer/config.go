@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kversion"
 )
 
 // Config is what to produce and how. Zero values take the defaults named.
@@ -103,6 +104,7 @@ var ExtraSettings = map[string]string{
 	"log.level":                   "kgo.WithLogger level for Config.Logs: error, warn, info (default) or debug",
 	"transaction.timeout.ms":      "kgo.TransactionTimeout (transactional runs)",
 	"request.timeout.overhead.ms": "kgo.RequestTimeoutOverhead: how long past the request's own timeout the client waits for an answer",
+	"max.versions":                "kgo.MaxVersions(kversion.FromString): the newest request versions a Kafka release knows, e.g. 4.0.0, for a broker that closes the connection on newer ones",
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -216,6 +218,12 @@ func (c Config) options() ([]kgo.Opt, error) {
 			opt = kgo.ProducerBatchCompression(codec)
 		case "client.id":
 			opt = kgo.ClientID(v)
+		case "max.versions":
+			versions := kversion.FromString(v)
+			if versions == nil {
+				return nil, fmt.Errorf("setting max.versions=%s: want a Kafka release franz-go knows, e.g. 4.0.0", v)
+			}
+			opt = kgo.MaxVersions(versions)
 		case "transaction.timeout.ms":
 			d, err := ms()
 			if err != nil {

@@ -144,7 +144,7 @@ func pageTitle(r artifacts.Run, h *history.History) string {
 	if r.Scenario == "" {
 		return "kconform run " + h.RunID
 	}
-	return fmt.Sprintf("%s · %s · Kafka %s %s", r.Scenario, r.Client, r.Kafka, r.Mode)
+	return fmt.Sprintf("%s · %s · %s", r.Scenario, r.Client, r.Where())
 }
 
 // timeRange spans every timed event of the history.

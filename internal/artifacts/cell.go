@@ -49,6 +49,21 @@ func (c Cell) Place() string {
 	return p
 }
 
+// Where names where the cell's runs happen in words: "Kafka 2.8.2 zk",
+// "Tansu 0.6.0 postgres", or "the cluster redpanda-24.2" (one kconform did
+// not start).
+func (c Cell) Where() string {
+	switch c.Broker {
+	case "":
+		return "Kafka " + c.Kafka + " " + c.Mode
+	case "external":
+		return "the cluster " + c.Kafka
+	case "tansu":
+		return "Tansu " + c.Kafka + " " + c.Mode
+	}
+	return c.Broker + " " + c.Kafka + " " + c.Mode
+}
+
 // Key names the cell: <place>/<client>/<scenario>, then its
 // variant, "-real-time" for runs with the client's defaults (and a real
 // outage) and "-added-..." for settings a user added.
