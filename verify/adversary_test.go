@@ -273,6 +273,18 @@ var adversaries = []adversary{
 		return &b.h
 	}},
 
+	// A broker that serves its log re-batched without producer ids
+	// (Tansu 0.6): the wire shows the client sent every record in an
+	// idempotent batch, so the client is not charged.
+	{name: "a log served without producer ids", grade: Informational, first: Idempotence, make: func() *history.History {
+		b := clean(1, 3)
+		for i := range b.h.Log {
+			b.h.Log[i].ProducerID, b.h.Log[i].Epoch, b.h.Log[i].BaseSequence = -1, -1, -1
+		}
+		b.shutdown()
+		return &b.h
+	}},
+
 	// 7. The read-back: another run's producer, and parts not read.
 	{name: "another run's producer on a reused topic", grade: Pass, make: func() *history.History {
 		b := clean(1, 2)

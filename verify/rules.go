@@ -212,6 +212,7 @@ type Boundary struct {
 // shows them, and a test checks each named test exists.
 var Boundaries = []Boundary{
 	{Idempotence, "batches carry no producer id", "FAILED", "TestAdversaries/no producer id anywhere"},
+	{Idempotence, "batches read back without the producer id the wire shows their records sent with: the broker's log, not the client", "INFORMATIONAL", "TestAdversaries/a log served without producer ids"},
 	{LegalReset, "a sequence sent again for other records after a send of it was written (the founding bug)", "FAILED", "TestFoundingBug"},
 	{LegalReset, "the same, though the broker rejected the reuse", "FAILED", "TestReuseFailsEvenWhenRejected"},
 	{LegalReset, "a sequence sent again after NOT_LEADER_OR_FOLLOWER, which may come after an append", "FAILED", "TestAdversaries/a sequence used again after NOT_LEADER (it may be written)"},

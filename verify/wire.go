@@ -653,13 +653,22 @@ func checkLogSequences(f *facts, r *result) {
 	// ends is each partition's offset after its last batch: a batch
 	// after offsets the log is missing (findGaps) starts afresh.
 	ends := map[int32]int64{}
-	nonIdempotent := 0
-	var first *history.LogBatch
+	nonIdempotent, stripped := 0, 0
+	var first, firstStripped *history.LogBatch
 	for _, b := range f.runLog {
 		if b.Control {
 			continue // markers carry no sequence; transactional batches obey checkSequence as any
 		}
 		if b.ProducerID < 0 {
+			// Every record of it sent in a batch with a producer id: the
+			// client produced idempotently and the broker served the
+			// batch back without it (Tansu 0.6 re-batches on fetch).
+			if sentIdempotently(f, b) {
+				if stripped++; firstStripped == nil {
+					firstStripped = b
+				}
+				continue
+			}
 			if nonIdempotent++; first == nil {
 				first = b
 			}
@@ -688,12 +697,34 @@ func checkLogSequences(f *facts, r *result) {
 		s.epoch = b.Epoch
 		s.next = nextSequence(b.BaseSequence, logCount(b))
 	}
+	if stripped > 0 {
+		x := newViolation(Idempotence, Informational, "log")
+		x.Partition, x.Offset, x.Time = firstStripped.Partition, firstStripped.BaseOffset, f.sentAt(firstStripped)
+		x.Summary = fmt.Sprintf("%d batches of this run read back carry no producer id, epoch or sequence, though the client sent every record of them in batches with a producer id: the broker serves its log without them (its finding, not the client's), so the log's sequences cannot be judged; the wire's are", stripped)
+		r.add(x)
+	}
 	if nonIdempotent > 0 {
 		x := newViolation(Idempotence, Failed, "log")
 		x.Partition, x.Offset, x.Time = first.Partition, first.BaseOffset, f.sentAt(first)
 		x.Summary = fmt.Sprintf("%d batches of this run in the log carry no producer id: the client did not produce idempotently", nonIdempotent)
 		r.add(x)
 	}
+}
+
+// sentIdempotently tells whether every record of log batch b (it has
+// some of this run's) went out on the wire in a batch with a producer id.
+func sentIdempotently(f *facts, b *history.LogBatch) bool {
+	n := 0
+	for _, rec := range b.Records {
+		if rec.Counter < 0 {
+			continue
+		}
+		if !f.wireRecords.has(b.Partition, rec.Counter) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // logSequence judges log batch b of a stream whose last batch in the
