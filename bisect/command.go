@@ -342,6 +342,9 @@ func (m *MatrixRunner) Run(ctx context.Context, release string, run int) (Observ
 	}
 	root := filepath.Join(m.Root, release, fmt.Sprintf("run%d", run))
 	progress := matrix.Prefixed(m.Progress, &m.mu, "["+release+"] ")
+	if err := matrix.Prepare(ctx, []matrix.Job{job}, progress); err != nil {
+		return Observed{}, err
+	}
 	outs, err := matrix.Run(ctx, []matrix.Job{job}, matrix.Options{Repeat: 1, Confirm: 1, Jobs: 1, Root: root, Progress: progress})
 	if err != nil {
 		return Observed{}, err

@@ -11,10 +11,17 @@ cache=${KCONFORM_CACHE:-$HOME/.cache/kconform}
 log() { printf 'kconform: %s\n' "$*" >&2; }
 
 [ $# -gt 0 ] || { log "usage: build-tansu.sh <tansu-version>..."; exit 2; }
-base=kconform/debian-pg:bookworm
+# KCONFORM_TANSU_BASE_IMAGE: a Debian image with PostgreSQL 13+ where a
+# registry is reachable (GitHub Actions: postgres:15-bookworm); offline,
+# kconform/debian-pg:bookworm, built here.
+base=${KCONFORM_TANSU_BASE_IMAGE:-kconform/debian-pg:bookworm}
 
 ensure_base() {
   docker image inspect "$base" >/dev/null 2>&1 && return 0
+  if [ -n "${KCONFORM_TANSU_BASE_IMAGE:-}" ]; then
+    docker pull -q "$base" >/dev/null || { log "cannot pull $base (KCONFORM_TANSU_BASE_IMAGE): unset it to build the base from Debian's packages"; exit 1; }
+    return 0
+  fi
   command -v mmdebstrap >/dev/null 2>&1 || {
     [ "$(id -u)" = 0 ] || { log "mmdebstrap is missing: install it (apt-get install mmdebstrap)"; exit 1; }
     log "installing mmdebstrap..."

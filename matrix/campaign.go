@@ -68,6 +68,9 @@ func (c Campaign) Run(ctx context.Context, jobs []Job) error {
 	} else {
 		fmt.Fprintf(o.Progress, "kconform matrix: %d cells x %d runs (up to %d for a cell that does not pass), %d at a time\n", len(jobs), o.Repeat, max(o.Repeat, o.Confirm), o.Jobs)
 	}
+	if err := Prepare(ctx, jobs, o.Progress); err != nil {
+		return err
+	}
 	outcomes, runErr := Run(ctx, jobs, o)
 	if _, err := report.WriteTable(c.Table, o.Root); err != nil {
 		return err

@@ -308,20 +308,15 @@ func (o Options) runs(j Job) int {
 	return max(o.Repeat, 1)
 }
 
-// Run carries out every job, o.Jobs at a time, and returns the outcomes in
-// job order. A failing verdict is an outcome, not an error: only set-up
-// errors (a driver that cannot be prepared, an image that cannot be built,
-// Ctrl-C) end it early, with the outcomes so far.
-func Run(ctx context.Context, jobs []Job, o Options) ([]Outcome, error) {
-	progress := o.Progress
+// Prepare prepares each job's driver once (a build, an install), before
+// any cluster starts: a build that fails stops the matrix at once, and
+// concurrent jobs never build the same driver together. Jobs share the
+// driver their plan looked up, so a run finds it ready: Run takes jobs
+// prepared.
+func Prepare(ctx context.Context, jobs []Job, progress io.Writer) error {
 	if progress == nil {
 		progress = io.Discard
 	}
-	// Each client is prepared once, before any cluster starts: a build
-	// that fails stops the matrix at once, and concurrent jobs never
-	// build the same driver together.
-	// Jobs share the driver their plan looked up: each is prepared here,
-	// so a run's own preparation (scenario.Collect) only finds it done.
 	prepared := map[*driver.Driver]bool{}
 	for _, j := range jobs {
 		d := j.At.Driver
@@ -330,8 +325,20 @@ func Run(ctx context.Context, jobs []Job, o Options) ([]Outcome, error) {
 		}
 		prepared[d] = true
 		if err := d.Prepare(ctx, progress); err != nil {
-			return nil, err
+			return err
 		}
+	}
+	return nil
+}
+
+// Run carries out every job, its driver prepared (Prepare), o.Jobs at a
+// time, and returns the outcomes in job order. A failing verdict is an
+// outcome, not an error: only set-up errors (an image that cannot be
+// built, Ctrl-C) end it early, with the outcomes so far.
+func Run(ctx context.Context, jobs []Job, o Options) ([]Outcome, error) {
+	progress := o.Progress
+	if progress == nil {
+		progress = io.Discard
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

@@ -34,6 +34,7 @@ var catalogue = []func() Scenario{
 	leaderTransition,
 	briefUnavailability,
 	rollingUpgrade,
+	slowPath,
 }
 
 // Catalogue returns the scenarios in order.

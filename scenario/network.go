@@ -77,3 +77,25 @@ func LeaderUnreachable(cut time.Duration) Scenario {
 	}
 	return s
 }
+
+// slowPath: the requests to partition 0's leader delayed on their way,
+// first under the client's request timeout, then past it, so the client
+// gives up on requests that still reach the broker (the delay-requests
+// fault).
+func slowPath() Scenario {
+	return Scenario{
+		Name:        "slow-path",
+		Fault:       "every request to the leader of partition 0 reaches it 2 s late for 30 s (inside the 5 s request timeout), then 8 s late for 30 s (past it: the client gives up on requests that still reach the broker, and retries); nothing is dropped",
+		Requirement: "A producer MUST NOT let a request it gave up on, arriving after its retry, break its sequence: every acknowledged record is in the log once, in order, and the producer keeps going.",
+		References:  []string{"KIP-98 (the broker answers a batch it already wrote with its first write's offset)", "KIP-360"},
+		MustShow:    "a produce request to the delayed leader reached it at least 2 s after it was sent",
+		Producer:    producer.Config{RequestTimeout: 5 * time.Second, DeliveryTimeout: time.Minute},
+		Effects:     []verify.Effect{verify.RequestsDelayed(2 * time.Second)},
+		Schedule: []chaos.Step{
+			chaos.DelayRequests(chaos.LeaderOf(0), 2*time.Second, 30*time.Second),
+			chaos.Wait(40*time.Second, "requests delayed 2 s"),
+			chaos.DelayRequests(chaos.LeaderOf(0), 8*time.Second, 30*time.Second),
+			chaos.Wait(40*time.Second, "requests delayed past the request timeout"),
+		},
+	}
+}

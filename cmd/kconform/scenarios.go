@@ -90,6 +90,9 @@ func runRun(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := matrix.Prepare(ctx, []matrix.Job{job}, os.Stderr); err != nil {
+		return err
+	}
 	results, err := matrix.Run(ctx, []matrix.Job{job}, matrix.Options{Repeat: *repeat, Root: *artifacts, Progress: os.Stderr})
 	if err != nil {
 		return err
