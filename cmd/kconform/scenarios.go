@@ -44,7 +44,7 @@ func runList(_ context.Context, args []string) error {
 // prints one line per run and fails when any run was not as expected.
 func runRun(ctx context.Context, args []string) error {
 	fs := cli.NewFlags("run", `--driver "<command>" --scenario seed --kafka 2.8.2 --mode zk`)
-	c := matrix.Cell{Added: map[string]string{}}
+	c := matrix.Ask{Added: map[string]string{}}
 	fs.StringVar(&c.Driver, "driver", os.Getenv("KCONFORM_CLIENT"), "driver: "+driver.Choices()+"; NAME@VERSION for another release of that client, installed on first use from its registry (librdkafka@2.3.0, java@3.7.0, kafkajs@2.1.0: docs/clients.md); or a command line (env KCONFORM_CLIENT; default "+driver.Reference+")")
 	fs.StringVar(&c.Scenario, "scenario", "seed", "scenario: "+strings.Join(scenario.Names(), ", "))
 	fs.StringVar(&c.Kafka, "kafka", "2.8.2", "Kafka version (with --broker tansu, Tansu's: 0.6.0)")
