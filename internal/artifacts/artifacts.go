@@ -67,7 +67,7 @@ type Run struct {
 	Grade  verify.Grade `json:"grade"`
 	Strict bool         `json:"strict,omitempty"`
 	// KnownBad marks a run that is expected to fail in a given way;
-	// Expect names that way (scenario.ExpectationNamed).
+	// Expect names that way (scenario.ExpectedFailureNamed).
 	KnownBad bool   `json:"known_bad,omitempty"`
 	Expect   string `json:"expect,omitempty"`
 	// OK says the run came out as expected; Note says how it did not.
