@@ -60,7 +60,7 @@ func (f *fake) Run(ctx context.Context, release string, run int) (Observed, erro
 		}
 	}
 	g := f.grade(i, run)
-	o := matrix.Outcome{Run: run, Grade: g, Line: string(g), Dir: "artifacts/bisect/x/" + release}
+	o := matrix.Outcome{Nth: run, Grade: g, Line: string(g), Dir: "artifacts/bisect/x/" + release}
 	if g == verify.Failed {
 		o.Check, o.Line = "legal-reset", "FAILED legal-reset: producer 0 epoch 0 sent base sequence 0"
 	}

@@ -260,8 +260,8 @@ type Options struct {
 // Outcome is one finished run of a job.
 type Outcome struct {
 	Job Job
-	// Run numbers the job's runs in this invocation, from 1.
-	Run   int
+	// Nth numbers the job's runs in this invocation, from 1.
+	Nth   int
 	OK    bool
 	Grade verify.Grade
 	// Line is the verdict's one line (or why the run could not finish).
@@ -291,7 +291,7 @@ func Print(out, errw io.Writer, outcomes []Outcome, ex []findings.Expectation) (
 				status, unexpected = "NOT OK", unexpected+1
 			}
 		}
-		fmt.Fprintf(out, "%-11s %s run %d: %s (%.0f s)%s\n", status, o.Job, o.Run, o.Line, o.Seconds, why)
+		fmt.Fprintf(out, "%-11s %s run %d: %s (%.0f s)%s\n", status, o.Job, o.Nth, o.Line, o.Seconds, why)
 	}
 	if unexpected > 0 {
 		fmt.Fprintf(errw, "kconform: %d of %d runs not as expected\n", unexpected, len(outcomes))
@@ -398,7 +398,7 @@ func runJob(ctx context.Context, j Job, o Options, progress io.Writer) ([]Outcom
 		if err != nil {
 			return out, err
 		}
-		res.Run = i
+		res.Nth = i
 		out = append(out, res)
 		if res.Grade == verify.NotApplicable {
 			break
