@@ -261,7 +261,7 @@ func (r Request) Execute(ctx context.Context, slot Slot, progress io.Writer) (*R
 		}
 		return &Result{Dir: dir, NotApplicable: why}, nil
 	}
-	res, err := r.Run(ctx, c, dir, progress)
+	res, err := r.runOn(ctx, c, dir, progress)
 	// A node fault the user gave no command for: the scenario does not
 	// apply to that cluster, whatever ran before the step.
 	var na *chaos.NotApplicable

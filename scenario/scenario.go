@@ -158,15 +158,16 @@ func (s Scenario) Spec(at Coordinates) fixtures.Spec {
 	return spec
 }
 
-// Run runs the scenario on a ready cluster in three steps, collect ->
+// runOn runs the scenario on a ready cluster in three steps, collect ->
 // judge -> persist: the producer goes through a fresh wire tap, the
 // schedule runs after the warm-up, the producer stops after the
 // cool-down and the log is read back (Collect); the history is judged
 // (Judge); history, verdict and run record are saved under dir
 // (artifacts.Save).
 //
-// The driver is the request's, resolved by NewRequest.
-func (r Request) Run(ctx context.Context, c *fixtures.Cluster, dir string, progress io.Writer) (*Result, error) {
+// The driver is the request's, resolved by NewRequest. Execute, the one
+// runner, calls it on the cluster it starts.
+func (r Request) runOn(ctx context.Context, c *fixtures.Cluster, dir string, progress io.Writer) (*Result, error) {
 	s := r.Scenario
 	start, load := time.Now(), artifacts.LoadAverage()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
