@@ -151,7 +151,7 @@ type Family struct {
 	// (scenario.Scenario.ClientSettings, Compressed).
 	Name string
 	// Library is the client library whose settings the family speaks, as
-	// results/settings.json names it (findings.SettingUse.Family): what
+	// results/settings.json names it (findings.SettingUse.Library): what
 	// is known of people running a finding's setting is looked up under
 	// it ("kafka-clients" for the java family, "librdkafka" for every
 	// binding of librdkafka). TestRegistry fails on a family without it.
