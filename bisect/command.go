@@ -175,7 +175,8 @@ func Plan(q Question) string {
 
 // Axis is the range a bisection walks, resolved.
 type Axis struct {
-	// Family is the client's NAME (librdkafka) or KafkaFamily.
+	// Family is the client's NAME (librdkafka: driver.Releases.Name) or
+	// KafkaFamily.
 	Family string
 	// Releases are the range, oldest first; Source says where they came
 	// from; Fixed names the coordinates that stay.

@@ -40,7 +40,9 @@ const (
 	LogFile    = "driver.log"
 )
 
-// Run is what one scenario run records about itself (run.json).
+// Run is what one scenario run records about itself (run.json), in its
+// folder. A cell's result record keeps less of each run: findings.Run, an
+// entry of its run_list.
 type Run struct {
 	// Cell is the run's identity; its fields stay flat in run.json.
 	Cell
