@@ -61,9 +61,11 @@ func (e *KilledError) Error() string {
 // stopGrace is StopGrace, shortened by tests.
 var stopGrace = StopGrace
 
-// Driver is one producer client kconform can run.
+// Driver is how kconform runs one client: a built-in client's driver
+// (its Client entry) or a user's command line, both following the driver
+// contract.
 type Driver struct {
-	// Name is how users pick it: a built-in driver's name or a command
+	// Name is how users pick it: a built-in client's name or a command
 	// line.
 	Name string
 	// Family is the setting dialect (FranzGo, Librdkafka, Java, ...), or

@@ -9,9 +9,9 @@ import (
 	"github.com/kconform/kconform/producer"
 )
 
-// Client is one driver kconform ships: a client library at a pinned
-// version, how kconform prepares it, and the family whose settings it
-// speaks. Each family's file (franzgo.go, librdkafka.go, java.go,
+// Client is one client kconform ships a driver for: a client library at
+// a pinned version, how kconform prepares its driver, and the family
+// whose settings it speaks. Each family's file (franzgo.go, librdkafka.go, java.go,
 // kafkajs.go, platformatic.go, confluentjs.go, python.go, sarama.go)
 // defines its clients.
 type Client struct {

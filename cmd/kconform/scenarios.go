@@ -105,7 +105,7 @@ func runRun(ctx context.Context, args []string) error {
 func runMatrix(ctx context.Context, args []string) error {
 	fs := cli.NewFlags("matrix", "[--clients a,b] [--scenarios x,y] [--kafka 2.8.2:zk,4.4.0]")
 	c := matrix.Campaign{Options: matrix.Options{Progress: os.Stderr}, Table: os.Stdout}
-	clients := fs.String("clients", "reference,franz-go,librdkafka-1.8.2,librdkafka,java-4.x", "drivers, comma-separated; NAME@VERSION runs another release of a client (librdkafka@2.3.0), a cell of its own")
+	clients := fs.String("clients", "reference,franz-go,librdkafka-1.8.2,librdkafka,java-4.x", "clients, comma-separated, as --driver names them (kconform list); NAME@VERSION runs another release of a client (librdkafka@2.3.0), a cell of its own")
 	names := fs.String("scenarios", strings.Join(scenario.MatrixNames(), ","), "scenarios, comma-separated (the transactional ones by name)")
 	kafkas := fs.String("kafka", "2.8.2:zk", "Kafka versions, comma-separated, each optionally :zk or :kraft, and :tv0/:tv1/:tv2 for a transaction.version (4.4.0:kraft:tv1); 4.x is the newest 4 (also 3.x, 2.x)")
 	fs.StringVar(&c.Options.Root, "artifacts", "artifacts", "folder for histories, verdicts, logs and the matrix")
