@@ -60,7 +60,7 @@ func (f *fake) Run(ctx context.Context, release string, run int) (Observed, erro
 		}
 	}
 	g := f.grade(i, run)
-	o := matrix.Outcome{Run: run, Grade: g, Line: string(g), Dir: "artifacts/bisect/x/" + release}
+	o := matrix.Outcome{Nth: run, Grade: g, Line: string(g), Dir: "artifacts/bisect/x/" + release}
 	if g == verify.Failed {
 		o.Check, o.Line = "legal-reset", "FAILED legal-reset: producer 0 epoch 0 sent base sequence 0"
 	}
@@ -573,12 +573,12 @@ func TestSavedRewritesItsPage(t *testing.T) {
 // "each release's default mode" as if Kafka's releases varied.
 func TestClientAxisNamesItsKafkaMode(t *testing.T) {
 	for kafka, want := range map[string]string{"2.8.2": "Kafka 2.8.2, zk", "4.4.0": "Kafka 4.4.0, kraft"} {
-		a, err := Resolve(context.Background(), matrix.Cell{Driver: "librdkafka@2.3.0,2.4.0", Kafka: kafka, Scenario: "leader-transition"})
+		a, err := Resolve(context.Background(), matrix.Ask{Driver: "librdkafka@2.3.0,2.4.0", Kafka: kafka, Scenario: "leader-transition"})
 		if err != nil || a.Fixed != want {
 			t.Errorf("Kafka %s: %q, %v; want %q", kafka, a.Fixed, err, want)
 		}
 	}
-	if a, err := Resolve(context.Background(), matrix.Cell{Driver: "java-4.x", Kafka: "3.5.2,4.4.0", Scenario: "txn-late-abort"}); err != nil || a.Fixed != "client java-4.x, each release's default mode" {
+	if a, err := Resolve(context.Background(), matrix.Ask{Driver: "java-4.x", Kafka: "3.5.2,4.4.0", Scenario: "txn-late-abort"}); err != nil || a.Fixed != "client java-4.x, each release's default mode" {
 		t.Errorf("a Kafka axis: %q, %v", a.Fixed, err)
 	}
 }

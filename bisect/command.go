@@ -35,7 +35,7 @@ const KafkaArtifact, OldestKafka = "org.apache.kafka:kafka_2.13", "2.8.0"
 // Command is `kconform bisect`.
 func Command(ctx context.Context, args []string) error {
 	fs := cli.NewFlags("bisect", "--driver librdkafka@1.8.2..2.11.1 --scenario seed [--kafka 2.8.2] | --kafka 3.5.2..4.4.0 --driver java-4.x --scenario txn-late-abort")
-	c := matrix.Cell{Added: map[string]string{}}
+	c := matrix.Ask{Added: map[string]string{}}
 	var q Question
 	fs.StringVar(&c.Driver, "driver", os.Getenv("KCONFORM_CLIENT"), "the client: NAME@A..B bisects the releases of NAME its registry serves from A to B (either may be left out: the oldest kconform runs, the newest served), NAME@A,B,C those releases; else the fixed client, any name kconform run takes")
 	fs.StringVar(&c.Kafka, "kafka", "2.8.2", "Kafka: A..B bisects the releases on Maven Central from A to B (from "+OldestKafka+"), A,B,C those; else the fixed version")
@@ -111,7 +111,7 @@ func Command(ctx context.Context, args []string) error {
 		fmt.Println(Plan(q))
 		return nil
 	}
-	run := &MatrixRunner{Cell: c, Axis: a, Root: filepath.Join(*root, "bisect", *name), Results: *results, Progress: os.Stderr}
+	run := &MatrixRunner{Ask: c, Axis: a, Root: filepath.Join(*root, "bisect", *name), Results: *results, Progress: os.Stderr}
 	if *results != "" {
 		run.Expectations = filepath.Join(*results, findings.ExpectationsFile)
 	}
@@ -175,7 +175,8 @@ func Plan(q Question) string {
 
 // Axis is the range a bisection walks, resolved.
 type Axis struct {
-	// Family is the client's NAME (librdkafka) or KafkaFamily.
+	// Family is the client's NAME (librdkafka: driver.Releases.Name) or
+	// KafkaFamily.
 	Family string
 	// Releases are the range, oldest first; Source says where they came
 	// from; Fixed names the coordinates that stay.
@@ -184,8 +185,8 @@ type Axis struct {
 	client        bool
 }
 
-// Cell is the cell of c at release.
-func (a Axis) Cell(c matrix.Cell, release string) matrix.Cell {
+// At is the run c asks for, at release on the axis.
+func (a Axis) At(c matrix.Ask, release string) matrix.Ask {
 	c.Added = maps.Clone(c.Added)
 	if a.client {
 		c.Driver = a.Family + "@" + release
@@ -200,7 +201,7 @@ func isRange(v string) bool { return strings.Contains(v, "..") || strings.Contai
 
 // Resolve finds the axis of c, whose driver or Kafka version (one of the
 // two) is a range or a list, and the releases in it.
-func Resolve(ctx context.Context, c matrix.Cell) (Axis, error) {
+func Resolve(ctx context.Context, c matrix.Ask) (Axis, error) {
 	name, versions, hasAt := strings.Cut(c.Driver, "@")
 	clientRange := hasAt && isRange(versions)
 	switch {
@@ -281,9 +282,9 @@ func Between(all []string, lo, hi string) ([]string, error) {
 	return out, nil
 }
 
-// scenarioFolder names the cell's scenario for a page name.
+// scenarioFolder names the asked run's scenario for a page name.
 // A transaction version the command refused names no page.
-func scenarioFolder(c matrix.Cell) string {
+func scenarioFolder(c matrix.Ask) string {
 	s := c.Scenario
 	if c.RealTime {
 		s += "-" + artifacts.TimingReal.String()
@@ -295,7 +296,7 @@ func scenarioFolder(c matrix.Cell) string {
 }
 
 // conditions says how the scenario runs, for the page.
-func conditions(c matrix.Cell) string {
+func conditions(c matrix.Ask) string {
 	s := "the scenario's own timers"
 	if c.RealTime {
 		s = "--real-time: the real outage, the client's defaults"
@@ -321,7 +322,7 @@ func conditions(c matrix.Cell) string {
 // in Results as any run (matrix.File): ordinary records, each keeping its
 // history, passes included, since a release is called good on them.
 type MatrixRunner struct {
-	Cell matrix.Cell
+	Ask  matrix.Ask
 	Axis Axis
 	// Root is the bisection's artifacts folder.
 	Root string
@@ -336,7 +337,7 @@ type MatrixRunner struct {
 // Run runs release's probe once, and reads its verdict's findings with
 // its history for the signature.
 func (m *MatrixRunner) Run(ctx context.Context, release string, run int) (Observed, error) {
-	job, err := m.Axis.Cell(m.Cell, release).Job()
+	job, err := m.Axis.At(m.Ask, release).Job()
 	if err != nil {
 		return Observed{}, err
 	}

@@ -11,7 +11,9 @@ import (
 
 // Setup describes a bisection for its page.
 type Setup struct {
-	// Family is the NAME of NAME@VERSION, or KafkaFamily.
+	// Family is the NAME of NAME@VERSION (driver.Releases.Name, a client's
+	// release line: "java", not the setting dialect driver.Family), or
+	// KafkaFamily.
 	Family string `json:"family"`
 	// Scenario is the scenario's name; Fixed the coordinates that stay
 	// ("Kafka 2.8.2, zk", "client librdkafka"); Conditions how it runs

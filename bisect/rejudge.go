@@ -352,12 +352,12 @@ func (j *rejudger) signature(s Saved, cells []*findings.Record, template *findin
 	return given, nil
 }
 
-// PublishedSignature is the signature a new bisection of cell c along
+// PublishedSignature is the signature a new bisection of the run c asks for along
 // axis a judges its runs by: derived from the published finding of the
 // family's own client's cell at the fixed coordinates in results, when
 // the records hold one with the check and message asked; else the one
 // --check and --match give.
-func PublishedSignature(results string, a Axis, c matrix.Cell, q Question) (Signature, error) {
+func PublishedSignature(results string, a Axis, c matrix.Ask, q Question) (Signature, error) {
 	given := Given(q.Check, q.Match)
 	if results == "" || !a.client {
 		return given, nil

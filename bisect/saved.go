@@ -112,7 +112,7 @@ func (s Saved) Result() *Result {
 		}
 		p := &Probe{Index: i, Release: sp.Release, End: sp.End, FromRecords: sp.FromRecords, Verdict: sp.Verdict, Why: sp.Why, Miss: sp.Miss}
 		for _, run := range sp.Runs {
-			p.Runs = append(p.Runs, Observed{Outcome: matrix.Outcome{Run: len(p.Runs) + 1, OK: run.Grade != verify.Error, Grade: run.Grade, Check: run.Check,
+			p.Runs = append(p.Runs, Observed{Outcome: matrix.Outcome{Nth: len(p.Runs) + 1, OK: run.Grade != verify.Error, Grade: run.Grade, Check: run.Check,
 				Line: run.Line, Dir: run.Dir, Seconds: run.Seconds}, Found: run.Found, RunID: run.RunID, Record: run.Record, Evidence: run.Evidence, Load: run.Load})
 			p.Kinds = append(p.Kinds, run.Kind)
 			p.Deciding = append(p.Deciding, run.Deciding)

@@ -1,8 +1,8 @@
-// Package driver runs a producer client for a scenario: kconform's bundled
-// franz-go producer in process, or any executable that follows the driver
-// contract (docs/clients.md): settings from flags or KCONFORM_* environment
-// variables, one JSON event per line on stdout, its own logs on stderr, and
-// a clean stop on SIGTERM.
+// Package driver holds the client registry and runs a client's driver for
+// a scenario: kconform's bundled franz-go producer in process, or any
+// executable that follows the driver contract (docs/clients.md): settings
+// from flags or KCONFORM_* environment variables, one JSON event per line
+// on stdout, its own logs on stderr, and a clean stop on SIGTERM.
 //
 // The built-in drivers are a registry (registry.go), one file per client
 // family (franzgo.go, librdkafka.go, java.go, kafkajs.go, python.go): each
@@ -15,7 +15,7 @@
 // ci/runtimes-up.sh is checked against it (TestRuntimesUpInstallsTheTools).
 //
 // In the flow: cluster -> **traffic** + faults -> history -> verdict ->
-// report. A driver runs a producer client and writes its events.
+// report. A driver runs a client and writes its producer's events.
 package driver
 
 import (
@@ -61,9 +61,11 @@ func (e *KilledError) Error() string {
 // stopGrace is StopGrace, shortened by tests.
 var stopGrace = StopGrace
 
-// Driver is one producer client kconform can run.
+// Driver is how kconform runs one client: a built-in client's driver
+// (its Client entry) or a user's command line, both following the driver
+// contract.
 type Driver struct {
-	// Name is how users pick it: a built-in driver's name or a command
+	// Name is how users pick it: a built-in client's name or a command
 	// line.
 	Name string
 	// Family is the setting dialect (FranzGo, Librdkafka, Java, ...), or

@@ -9,9 +9,9 @@ import (
 	"github.com/kconform/kconform/producer"
 )
 
-// Client is one driver kconform ships: a client library at a pinned
-// version, how kconform prepares it, and the family whose settings it
-// speaks. Each family's file (franzgo.go, librdkafka.go, java.go,
+// Client is one client kconform ships a driver for: a client library at
+// a pinned version, how kconform prepares its driver, and the family
+// whose settings it speaks. Each family's file (franzgo.go, librdkafka.go, java.go,
 // kafkajs.go, platformatic.go, confluentjs.go, python.go, sarama.go)
 // defines its clients.
 type Client struct {
@@ -151,7 +151,7 @@ type Family struct {
 	// (scenario.Scenario.ClientSettings, Compressed).
 	Name string
 	// Library is the client library whose settings the family speaks, as
-	// results/settings.json names it (findings.SettingUse.Family): what
+	// results/settings.json names it (findings.SettingUse.Library): what
 	// is known of people running a finding's setting is looked up under
 	// it ("kafka-clients" for the java family, "librdkafka" for every
 	// binding of librdkafka). TestRegistry fails on a family without it.

@@ -254,7 +254,7 @@ func TestIssueReport(t *testing.T) {
 	notes := []Note{{Client: "c", Scenario: "seed", Text: "The code path.", Issue: "https://example.org/2"},
 		{Client: "c", Scenario: "seed", Owner: "client", Library: "c", Title: "c resets its sequence", Shown: "d passes the same cell", Known: "c#7",
 			AddTo: "c#7 (https://example.org/7)", Fix: "keep the sequence in reset(), as d does."}}
-	uses := []SettingUse{{Family: "c", Key: "linger.ms", Values: []string{"5"}, Used: "yes", Summary: "Everyone lingers.", Evidence: []Evidence{{Quote: "linger.ms=5", Source: "https://example.org/3"}}}}
+	uses := []SettingUse{{Library: "c", Key: "linger.ms", Values: []string{"5"}, Used: "yes", Summary: "Everyone lingers.", Evidence: []Evidence{{Quote: "linger.ms=5", Source: "https://example.org/3"}}}}
 	md := IssueReport(r, run, []Record{r}, notes, uses, h, v, "results", Catalogue{})
 	for _, want := range []string{"c (c 1.0)", "Kafka | 2.8.2, zk mode", "`linger.ms` | `5` | compressed (default 0) | yes: Everyone lingers (\"linger.ms=5\", https://example.org/3) |",
 		"## Whose code, and the known issue", "c resets its sequence.", "Whose code: c (the client's code), shown by d passes the same cell. Known issue: c#7.", "kconform run --driver c --scenario seed --kafka 2.8.2 --mode zk",

@@ -57,7 +57,9 @@ type Record struct {
 	RunList []Run `json:"run_list"`
 }
 
-// Run is one run of a cell.
+// Run is one run of a cell as the cell's record keeps it (run_list): its
+// outcome, first finding and kept evidence, read from the run's folder
+// (artifacts.Run, its run.json, and verdict.json) when it was imported.
 type Run struct {
 	RunID string       `json:"run_id"`
 	Grade verify.Grade `json:"grade"`

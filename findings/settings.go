@@ -19,11 +19,11 @@ const SettingsFile = "settings.json"
 // SettingUse is what public sources say of one setting of one client
 // library at the values the scenarios set.
 type SettingUse struct {
-	// Family is the library as the client registry names it
-	// (driver.Family.Library: "librdkafka", "kafka-clients"); Key the
-	// setting as the records name it; Values those it covers; Default the
-	// client's.
-	Family  string   `json:"family"`
+	// Library is the library as the client registry names it
+	// (driver.Family.Library: "librdkafka", "kafka-clients"; settings.json
+	// keeps it as "family"); Key the setting as the records name it;
+	// Values those it covers; Default the client's.
+	Library string   `json:"family"`
 	Key     string   `json:"key"`
 	Values  []string `json:"values"`
 	Default string   `json:"default,omitempty"`
@@ -50,11 +50,11 @@ func ReadSettingUses(path string) ([]SettingUse, error) {
 	return out, nil
 }
 
-// family is the library whose settings a record's client speaks, as the
+// library is the library whose settings a record's client speaks, as the
 // client registry says (driver.Family.Library: a binding of librdkafka
 // speaks librdkafka's); for a client not built in (a user's command
 // line), the first word of the version it recorded.
-func family(r Record) string {
+func library(r Record) string {
 	if lib, ok := driver.LibraryOf(r.Client); ok {
 		return lib
 	}
@@ -67,7 +67,7 @@ func family(r Record) string {
 func useOf(uses []SettingUse, r Record, key, value string) (SettingUse, bool) {
 	var first *SettingUse
 	for i, u := range uses {
-		if u.Family != family(r) || u.Key != key {
+		if u.Library != library(r) || u.Key != key {
 			continue
 		}
 		if slices.Contains(u.Values, value) {

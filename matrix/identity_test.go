@@ -24,7 +24,7 @@ import (
 // driver up but Collect, which now takes the driver it is given.
 func TestRunLooksItsDriverUpOnce(t *testing.T) {
 	before := driver.Lookups()
-	job, err := Cell{Scenario: "txn-late-abort", Kafka: "2.8.2", Driver: "reference", TransactionVersion: "1"}.Job()
+	job, err := Ask{Scenario: "txn-late-abort", Kafka: "2.8.2", Driver: "reference", TransactionVersion: "1"}.Job()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestRunLooksItsDriverUpOnce(t *testing.T) {
 	// The broken producer runs a driver of its own: one lookup more, for
 	// it, and none at the run.
 	before = driver.Lookups()
-	job, err = Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "java", Broken: true, TransactionVersion: "1"}.Job()
+	job, err = Ask{Scenario: "seed", Kafka: "2.8.2", Driver: "java", Broken: true, TransactionVersion: "1"}.Job()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,18 +90,18 @@ func TestPlanLooksEachClientUpOnce(t *testing.T) {
 // whose run stopped before run.json gives its cell back from its path.
 func TestOneCellNamesFolderRecordAndFile(t *testing.T) {
 	cells := []struct {
-		cell Cell
+		ask  Ask
 		want string
 	}{
-		{Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "librdkafka"}, "2.8.2-zk/librdkafka/seed"},
-		{Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "librdkafka", RealTime: true, Added: map[string]string{"b": "2", "a": "1"}}, "2.8.2-zk/librdkafka/seed-real-time-added-a=1,b=2"},
-		{Cell{Scenario: "txn-late-abort", Kafka: "4.4.0", Driver: "java", TransactionVersion: "1"}, "4.4.0-kraft/java-4.x/txn-late-abort-tv1"},
-		{Cell{Scenario: "freeze", Kafka: "4.4.0", Driver: "java", TransactionalID: "tx", RealTime: true}, "4.4.0-kraft/java-4.x/freeze-transactional-real-time"},
-		{Cell{Scenario: "seed", Kafka: "4.4.0", Driver: "reference", TransactionalID: "tx", Neighbours: []string{"plain", "txn"}}, "4.4.0-kraft/reference/seed-transactional-neighbour.txn-neighbour.plain"},
-		{Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", Neighbours: []string{"plain"}}, "2.8.2-zk/reference/seed-neighbour.plain"},
+		{Ask{Scenario: "seed", Kafka: "2.8.2", Driver: "librdkafka"}, "2.8.2-zk/librdkafka/seed"},
+		{Ask{Scenario: "seed", Kafka: "2.8.2", Driver: "librdkafka", RealTime: true, Added: map[string]string{"b": "2", "a": "1"}}, "2.8.2-zk/librdkafka/seed-real-time-added-a=1,b=2"},
+		{Ask{Scenario: "txn-late-abort", Kafka: "4.4.0", Driver: "java", TransactionVersion: "1"}, "4.4.0-kraft/java-4.x/txn-late-abort-tv1"},
+		{Ask{Scenario: "freeze", Kafka: "4.4.0", Driver: "java", TransactionalID: "tx", RealTime: true}, "4.4.0-kraft/java-4.x/freeze-transactional-real-time"},
+		{Ask{Scenario: "seed", Kafka: "4.4.0", Driver: "reference", TransactionalID: "tx", Neighbours: []string{"plain", "txn"}}, "4.4.0-kraft/reference/seed-transactional-neighbour.txn-neighbour.plain"},
+		{Ask{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", Neighbours: []string{"plain"}}, "2.8.2-zk/reference/seed-neighbour.plain"},
 	}
 	for _, x := range cells {
-		c, want := x.cell, x.want
+		c, want := x.ask, x.want
 		job, err := c.Job()
 		if err != nil {
 			t.Fatal(err)
@@ -141,7 +141,7 @@ func TestOneCellNamesFolderRecordAndFile(t *testing.T) {
 		}
 	}
 	// A run that stopped before run.json: its cell.json is its cell.
-	job, err := Cell{Scenario: "freeze", Kafka: "3.9.1", Driver: "kafkajs"}.Job()
+	job, err := Ask{Scenario: "freeze", Kafka: "3.9.1", Driver: "kafkajs"}.Job()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,8 +37,8 @@ type Job = scenario.Request
 
 // Plan resolves every Kafka version (each optionally ":zk" or ":kraft",
 // then ":tvN"), client and scenario once and returns their product,
-// versions outermost, each job built as kconform run builds its cell's
-// (Cell); with realTime every scenario runs as users meet it
+// versions outermost, each job built as kconform run builds its own
+// (Ask.Job); with realTime every scenario runs as users meet it
 // (Scenario.WithRealTime). Each client's driver is looked up once.
 func Plan(kafkas, clients, scenarios []string, strict, realTime bool) ([]Job, error) {
 	var jobs []Job
@@ -70,8 +70,8 @@ func Plan(kafkas, clients, scenarios []string, strict, realTime bool) ([]Job, er
 				return nil, fmt.Errorf("%s: %w", kv, err)
 			}
 			for _, n := range scenarios {
-				cell := Cell{Scenario: n, Kafka: version, Mode: mode, Broker: at.Broker, Driver: c, RealTime: realTime, Strict: strict, TransactionVersion: tv}
-				j, err := cell.job(at)
+				ask := Ask{Scenario: n, Kafka: version, Mode: mode, Broker: at.Broker, Driver: c, RealTime: realTime, Strict: strict, TransactionVersion: tv}
+				j, err := ask.job(at)
 				if err != nil {
 					return nil, err
 				}
@@ -99,9 +99,12 @@ func TransactionVersion(s string) (int, error) {
 	return n, nil
 }
 
-// Cell is one scenario for one client on one Kafka version, as
-// `kconform run` asks for it.
-type Cell struct {
+// Ask is one run as the command line asks for it (`kconform run`,
+// `kconform bisect` at each release): one scenario for one client on one
+// Kafka version, with the options given. Job resolves it into the
+// scenario.Request that runs it, whose run is then named by its
+// artifacts.Cell.
+type Ask struct {
 	// Scenario is the catalogue scenario's name.
 	Scenario string
 	// Broker is the broker implementation, "" for Apache Kafka (Kafka is
@@ -143,9 +146,9 @@ type Cell struct {
 	Neighbours []string
 }
 
-// Job resolves the cell into the job that runs it; an error says what in
-// the cell is wrong. The job carries the cell's driver, looked up once.
-func (c Cell) Job() (Job, error) {
+// Job resolves the ask into the job that runs it; an error says what in
+// the ask is wrong. The job carries the ask's driver, looked up once.
+func (c Ask) Job() (Job, error) {
 	at, err := scenario.ResolveOn(c.Broker, c.Kafka, c.Mode, c.Driver, c.External)
 	if err != nil {
 		return Job{}, err
@@ -153,11 +156,11 @@ func (c Cell) Job() (Job, error) {
 	return c.job(at)
 }
 
-// job builds the cell's job at coordinates resolved from it: the one
-// builder of jobs, for kconform run's cell and every cell of a Plan. A
+// job builds the ask's job at coordinates resolved from it: the one
+// builder of jobs, for kconform run's ask and every cell of a Plan. A
 // scenario that names its own client (the broken producer) gets its
 // driver looked up here, once.
-func (c Cell) job(at scenario.Coordinates) (Job, error) {
+func (c Ask) job(at scenario.Coordinates) (Job, error) {
 	s, err := scenario.ByName(c.Scenario)
 	if err != nil {
 		return Job{}, err
@@ -257,8 +260,8 @@ type Options struct {
 // Outcome is one finished run of a job.
 type Outcome struct {
 	Job Job
-	// Run numbers the job's runs in this invocation, from 1.
-	Run   int
+	// Nth numbers the job's runs in this invocation, from 1.
+	Nth   int
 	OK    bool
 	Grade verify.Grade
 	// Line is the verdict's one line (or why the run could not finish).
@@ -288,7 +291,7 @@ func Print(out, errw io.Writer, outcomes []Outcome, ex []findings.Expectation) (
 				status, unexpected = "NOT OK", unexpected+1
 			}
 		}
-		fmt.Fprintf(out, "%-11s %s run %d: %s (%.0f s)%s\n", status, o.Job, o.Run, o.Line, o.Seconds, why)
+		fmt.Fprintf(out, "%-11s %s run %d: %s (%.0f s)%s\n", status, o.Job, o.Nth, o.Line, o.Seconds, why)
 	}
 	if unexpected > 0 {
 		fmt.Fprintf(errw, "kconform: %d of %d runs not as expected\n", unexpected, len(outcomes))
@@ -402,7 +405,7 @@ func runJob(ctx context.Context, j Job, o Options, progress io.Writer) ([]Outcom
 		if err != nil {
 			return out, err
 		}
-		res.Run = i
+		res.Nth = i
 		out = append(out, res)
 		if res.Grade == verify.NotApplicable {
 			break

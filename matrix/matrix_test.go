@@ -115,24 +115,24 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 // with added settings, run by the broken producer, or expecting a known
 // failure; a known failure the client does not have is refused.
 func TestCellJob(t *testing.T) {
-	j, err := Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", RealTime: true, Added: map[string]string{"a": "1"}, Strict: true}.Job()
+	j, err := Ask{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", RealTime: true, Added: map[string]string{"a": "1"}, Strict: true}.Job()
 	if err != nil || !j.Scenario.ClientDefaults || j.Added["a"] != "1" || !j.Strict || j.At.Mode != fixtures.ZooKeeper {
 		t.Errorf("real-time cell: %+v (%v)", j, err)
 	}
-	if j, err := (Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", Broken: true}).Job(); err != nil || j.Scenario.Expect != &scenario.ExpectReset {
+	if j, err := (Ask{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", Broken: true}).Job(); err != nil || j.Scenario.Expect != &scenario.ExpectReset {
 		t.Errorf("broken cell: expect %v (%v); want the reset", j.Scenario.Expect, err)
 	}
-	if j, err := (Cell{Scenario: "seed", Kafka: "2.8.2", Mode: "zk", Driver: "librdkafka-1.8.2", KnownBad: true}).Job(); err != nil || j.Scenario.Expect == nil || j.Scenario.Client != "librdkafka-1.8.2" {
+	if j, err := (Ask{Scenario: "seed", Kafka: "2.8.2", Mode: "zk", Driver: "librdkafka-1.8.2", KnownBad: true}).Job(); err != nil || j.Scenario.Expect == nil || j.Scenario.Client != "librdkafka-1.8.2" {
 		t.Errorf("known-bad cell: %+v (%v); want the founding bug expected of librdkafka-1.8.2", j.Scenario.Expect, err)
 	}
-	if _, err := (Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", KnownBad: true}).Job(); err == nil || !strings.Contains(err.Error(), "no known failure") {
+	if _, err := (Ask{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", KnownBad: true}).Job(); err == nil || !strings.Contains(err.Error(), "no known failure") {
 		t.Errorf("known-bad reference: %v; want no known failure", err)
 	}
-	j, err = Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", TransactionalID: "kc", TransactionSize: 5, AbortEvery: 3}.Job()
+	j, err = Ask{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", TransactionalID: "kc", TransactionSize: 5, AbortEvery: 3}.Job()
 	if p := j.Scenario.Producer; err != nil || p.TransactionalID != "kc" || p.TransactionSize != 5 || p.AbortEvery != 3 || j.Folder() != "seed-transactional" {
 		t.Errorf("transactional cell: %+v in %s (%v)", j.Scenario.Producer, j.Folder(), err)
 	}
-	if _, err := (Cell{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", AbortEvery: 3}).Job(); err == nil {
+	if _, err := (Ask{Scenario: "seed", Kafka: "2.8.2", Driver: "reference", AbortEvery: 3}).Job(); err == nil {
 		t.Errorf("abort-every without a transactional id: no error")
 	}
 }
@@ -171,7 +171,7 @@ func TestReleaseIsACellOfItsOwn(t *testing.T) {
 	if len(keys) != 3 || keys[0] != "2.8.2-zk/librdkafka/seed" || keys[1] != "2.8.2-zk/librdkafka@2.3.0/seed" || keys[2] != keys[0] {
 		t.Errorf("keys %v", keys)
 	}
-	job, err := Cell{Scenario: "seed", Kafka: "2.8.2", Mode: "zk", Driver: "librdkafka@2.3.0"}.Job()
+	job, err := Ask{Scenario: "seed", Kafka: "2.8.2", Mode: "zk", Driver: "librdkafka@2.3.0"}.Job()
 	if err != nil || job.Key() != keys[1] {
 		t.Errorf("kconform run's cell: %v, %v", job.Key(), err)
 	}

@@ -35,11 +35,11 @@ func TestTransactionVersionCoordinate(t *testing.T) {
 	if _, err := Plan([]string{"4.4.0:kraft:tv3"}, []string{"reference"}, []string{"seed"}, false, false); err == nil || !strings.Contains(err.Error(), "tv0, tv1 or tv2") {
 		t.Errorf("tv3: %v", err)
 	}
-	job, err := Cell{Scenario: "txn-late-produce", Kafka: "4.4.0", TransactionVersion: "2"}.Job()
+	job, err := Ask{Scenario: "txn-late-produce", Kafka: "4.4.0", TransactionVersion: "2"}.Job()
 	if err != nil || job.Scenario.Variant.String() != "tv2" {
 		t.Errorf("kconform run --transaction-version 2: %v %q", err, job.Scenario.Variant)
 	}
-	if job, _ := (Cell{Scenario: "seed", Kafka: "4.4.0"}).Job(); job.Scenario.Features != nil {
+	if job, _ := (Ask{Scenario: "seed", Kafka: "4.4.0"}).Job(); job.Scenario.Features != nil {
 		t.Errorf("a cell without a transaction version formats with %v", job.Scenario.Features)
 	}
 }

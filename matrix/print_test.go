@@ -22,7 +22,7 @@ func TestPrintSaysAsExpectedWithTheWhy(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := Job{Scenario: s, At: scenario.Coordinates{Version: "2.8.2", Mode: fixtures.ZooKeeper, Client: "librdkafka-1.8.2"}}
-	o := []Outcome{{Job: j, Run: 1, Grade: verify.Failed, Check: "legal-reset", Line: "FAILED legal-reset: ..."}}
+	o := []Outcome{{Job: j, Nth: 1, Grade: verify.Failed, Check: "legal-reset", Line: "FAILED legal-reset: ..."}}
 	ex := []findings.Expectation{{Cell: artifacts.Cell{Client: "librdkafka-1.8.2", Kafka: "2.8.2", Mode: "zk", Scenario: "seed"},
 		Grades: []verify.Grade{verify.Failed}, Checks: []string{"legal-reset"}, Why: "librdkafka #3584"}}
 	var out, errw bytes.Buffer

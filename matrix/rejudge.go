@@ -25,7 +25,7 @@ type Judged struct {
 
 // Rejudge judges every saved scenario run under root again with this
 // kconform's checks: the scenario named in run.json with its fault's
-// effects and its known-bad expectation, if any. It rewrites verdict.json
+// effects and its known-bad run's expected failure, if any. It rewrites verdict.json
 // and run.json's grade and outcome, so a change of the verifier reaches
 // the saved runs without running them again. On an error it also returns
 // the runs judged before it, so that they can be shown.
@@ -63,14 +63,14 @@ func rejudgeRun(root, dir string, strict bool) (Judged, error) {
 	}
 	switch {
 	case run.Expect != "":
-		if s.Expect, err = scenario.ExpectationNamed(run.Expect); err != nil {
+		if s.Expect, err = scenario.ExpectedFailureNamed(run.Expect); err != nil {
 			return Judged{}, fmt.Errorf("%s: %w", dir, err)
 		}
 	case run.KnownBad:
-		// A known-bad run.json that names no expectation: a client's
+		// A known-bad run.json that names no expected failure: a client's
 		// known failure is the only one that can be looked up.
 		if s.Expect = scenario.KnownBadFor(run.Scenario, run.Client, fixtures.Mode(run.Mode)); s.Expect == nil {
-			return Judged{}, fmt.Errorf("%s: a known-bad run without its expectation's name in %s", dir, artifacts.RunFile)
+			return Judged{}, fmt.Errorf("%s: a known-bad run without its expected failure's name in %s", dir, artifacts.RunFile)
 		}
 	}
 	s.Outcome(v, strict, &run)

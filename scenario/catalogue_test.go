@@ -71,11 +71,11 @@ func TestCatalogue(t *testing.T) {
 func TestBrokenExpectsTheReset(t *testing.T) {
 	s := Broken(Seed(SeedDown))
 	if !s.Producer.BrokenSequences || s.Client != driver.FranzGo || s.Expect == nil {
-		t.Fatalf("Broken must run the broken bundled producer with an expectation: %+v", s)
+		t.Fatalf("Broken must run the broken bundled producer with an expected failure: %+v", s)
 	}
 	pass := &verify.Verdict{Grade: verify.Pass}
 	if err := s.Expect.Check(pass); err == nil {
-		t.Error("a passing verdict must not meet the broken producer's expectation")
+		t.Error("a passing verdict must not meet the broken producer's expected failure")
 	}
 	reset := &verify.Verdict{Grade: verify.Failed, Violations: []verify.Violation{{Check: verify.LegalReset, Grade: verify.Failed, Source: "wire", Sequence: 0, LastAcked: 5, ProducerID: 1, Epoch: 0}}}
 	if err := s.Expect.Check(reset); err != nil {
@@ -158,14 +158,14 @@ func TestOwnProducerRecordsConfigTimers(t *testing.T) {
 }
 
 // The liar runs in process with nothing but the workload, and only
-// FAILED acked-lost meets its expectation.
+// FAILED acked-lost meets its expected failure.
 func TestLiarExpectsAckedLost(t *testing.T) {
 	s := Liar(Seed(SeedDown))
 	if !s.Producer.Liar || s.Client != driver.FranzGo || s.Expect != &ExpectAckedLost || s.Compressed != nil {
-		t.Fatalf("Liar must run the lying driver in process with its expectation: %+v", s)
+		t.Fatalf("Liar must run the lying driver in process with its expected failure: %+v", s)
 	}
-	if e, err := ExpectationNamed("acked-lost"); err != nil || e != &ExpectAckedLost {
-		t.Fatalf("a saved liar run must be judged again by its expectation's name: %v", err)
+	if e, err := ExpectedFailureNamed("acked-lost"); err != nil || e != &ExpectAckedLost {
+		t.Fatalf("a saved liar run must be judged again by its expected failure's name: %v", err)
 	}
 	lost := &verify.Verdict{Grade: verify.Failed, Violations: []verify.Violation{{Check: verify.AckedLost, Grade: verify.Failed}}}
 	if err := s.Expect.Check(lost); err != nil {

@@ -34,7 +34,7 @@ type Request struct {
 }
 
 // NewRequest resolves a run of s at at, once: a scenario that names its
-// own client (a known-bad expectation, the broken producer) runs that
+// own client (a known-bad run's expected failure, the broken producer) runs that
 // one, whose driver is looked up here; any other runs at's driver, looked
 // up here when at was made by hand.
 func NewRequest(s Scenario, at Coordinates) (Request, error) {
@@ -58,7 +58,7 @@ func (r Request) String() string { return fmt.Sprintf("%s / %s", r.Folder(), r.A
 func (r Request) Key() string { return r.Cell().Key() }
 
 // Folder is the name of a run's folder under <version>-<mode>/<client>/:
-// the scenario's name; "-known-bad-" and the expectation's label for a run
+// the scenario's name; "-known-bad-" and the expected failure's label for a run
 // that must fail in a known way; "-real-time" for the client's defaults;
 // its variant ("-tv1"); "-added" when the user added settings.
 func (r Request) Folder() string {
@@ -261,7 +261,7 @@ func (r Request) Execute(ctx context.Context, slot Slot, progress io.Writer) (*R
 		}
 		return &Result{Dir: dir, NotApplicable: why}, nil
 	}
-	res, err := r.Run(ctx, c, dir, progress)
+	res, err := r.runOn(ctx, c, dir, progress)
 	// A node fault the user gave no command for: the scenario does not
 	// apply to that cluster, whatever ran before the step.
 	var na *chaos.NotApplicable

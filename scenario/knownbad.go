@@ -45,9 +45,11 @@ func Broken(s Scenario) Scenario {
 	return s
 }
 
-// Expectation is a known way a run must come out instead of passing,
-// named so that a saved run can be judged again (run.json keeps the name).
-type Expectation struct {
+// ExpectedFailure is a known way a run must come out instead of passing
+// (a known-bad run's verdict check), named so that a saved run can be
+// judged again (run.json keeps the name). It is not findings.Expectation,
+// a cell's expected outcome in results/expectations.json.
+type ExpectedFailure struct {
 	Name string
 	// Label names the known-bad run in its folder ("seed-known-bad-broken");
 	// "" is the client's name.
@@ -55,27 +57,27 @@ type Expectation struct {
 	Check func(*verify.Verdict) error
 }
 
-// The expectations known-bad specs use.
+// The expected failures known-bad specs use.
 var (
 	// ExpectReset: the broken producer's wire-level reset to sequence 0.
-	ExpectReset = Expectation{"reset", "broken", expectReset}
+	ExpectReset = ExpectedFailure{"reset", "broken", expectReset}
 	// ExpectSequenceReset: the founding bug, librdkafka #3584.
-	ExpectSequenceReset = Expectation{"founding-bug", "", expectSequenceReset}
+	ExpectSequenceReset = ExpectedFailure{"founding-bug", "", expectSequenceReset}
 	// ExpectInconclusive: a run that judged nothing.
-	ExpectInconclusive = Expectation{"inconclusive", "inconclusive", expectInconclusive}
+	ExpectInconclusive = ExpectedFailure{"inconclusive", "inconclusive", expectInconclusive}
 	// ExpectAckedLost: the lying driver's acknowledgements, which the log
 	// does not back.
-	ExpectAckedLost = Expectation{"acked-lost", "liar", expectAckedLost}
+	ExpectAckedLost = ExpectedFailure{"acked-lost", "liar", expectAckedLost}
 )
 
-// ExpectationNamed returns the expectation called name.
-func ExpectationNamed(name string) (*Expectation, error) {
-	for _, e := range []*Expectation{&ExpectReset, &ExpectSequenceReset, &ExpectInconclusive, &ExpectAckedLost} {
+// ExpectedFailureNamed returns the expected failure called name.
+func ExpectedFailureNamed(name string) (*ExpectedFailure, error) {
+	for _, e := range []*ExpectedFailure{&ExpectReset, &ExpectSequenceReset, &ExpectInconclusive, &ExpectAckedLost} {
 		if e.Name == name {
 			return e, nil
 		}
 	}
-	return nil, fmt.Errorf("unknown expectation %q", name)
+	return nil, fmt.Errorf("unknown expected failure %q (reset, founding-bug, inconclusive or acked-lost)", name)
 }
 
 // expectReset checks for the broken producer's violation on its kind and
@@ -189,7 +191,7 @@ type KnownFailure struct {
 	// ZooKeeper-mode broker that answers before its metadata arrives.
 	Mode fixtures.Mode
 	// Expect checks the verdict for it.
-	Expect *Expectation
+	Expect *ExpectedFailure
 }
 
 // KnownBad are the clients known to break a scenario, by scenario and
@@ -198,9 +200,9 @@ var KnownBad = map[string]map[string]KnownFailure{
 	"seed": {"librdkafka-1.8.2": {Mode: fixtures.ZooKeeper, Expect: &ExpectSequenceReset}},
 }
 
-// KnownBadFor returns the expectation for client in scenario name on a
+// KnownBadFor returns the expected failure of client in scenario name on a
 // broker in mode, or nil when none is known there.
-func KnownBadFor(name, client string, mode fixtures.Mode) *Expectation {
+func KnownBadFor(name, client string, mode fixtures.Mode) *ExpectedFailure {
 	k, ok := KnownBad[name][client]
 	if !ok || k.Mode != mode {
 		return nil

@@ -126,7 +126,7 @@ type Scenario struct {
 	NotApplicable func(version string, mode fixtures.Mode) string
 	// Expect, when set, replaces "the verdict passes" with a check of its
 	// own: known-bad producers must fail in a given way.
-	Expect *Expectation
+	Expect *ExpectedFailure
 }
 
 // Result is what a scenario run produced.
@@ -158,15 +158,16 @@ func (s Scenario) Spec(at Coordinates) fixtures.Spec {
 	return spec
 }
 
-// Run runs the scenario on a ready cluster in three steps, collect ->
+// runOn runs the scenario on a ready cluster in three steps, collect ->
 // judge -> persist: the producer goes through a fresh wire tap, the
 // schedule runs after the warm-up, the producer stops after the
 // cool-down and the log is read back (Collect); the history is judged
 // (Judge); history, verdict and run record are saved under dir
 // (artifacts.Save).
 //
-// The driver is the request's, resolved by NewRequest.
-func (r Request) Run(ctx context.Context, c *fixtures.Cluster, dir string, progress io.Writer) (*Result, error) {
+// The driver is the request's, resolved by NewRequest. Execute, the one
+// runner, calls it on the cluster it starts.
+func (r Request) runOn(ctx context.Context, c *fixtures.Cluster, dir string, progress io.Writer) (*Result, error) {
 	s := r.Scenario
 	start, load := time.Now(), artifacts.LoadAverage()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -597,7 +598,7 @@ func (s Scenario) ConfigTimers() []artifacts.Setting {
 
 // WithRealTime returns the scenario as a user meets it: the real outage
 // its compressed timers stand for (when it compresses any), and every
-// client with its own default settings. The run's client and expectation
+// client with its own default settings. The run's client and expected failure
 // stay.
 func (s Scenario) WithRealTime() Scenario {
 	r := s
@@ -679,7 +680,7 @@ func (s Scenario) WithTransactionVersion(level int) Scenario {
 
 // Outcome records in run whether v is what the scenario expects: a grade
 // that passes (NON-STRICT only when strict is not set), or the known-bad
-// expectation met.
+// expected failure met.
 func (s Scenario) Outcome(v *verify.Verdict, strict bool, run *artifacts.Run) {
 	run.Grade, run.Strict, run.OK, run.Note = v.Grade, strict, v.OK(strict), ""
 	run.KnownBad, run.Expect = s.Expect != nil, ""

@@ -44,7 +44,7 @@ func runList(_ context.Context, args []string) error {
 // prints one line per run and fails when any run was not as expected.
 func runRun(ctx context.Context, args []string) error {
 	fs := cli.NewFlags("run", `--driver "<command>" --scenario seed --kafka 2.8.2 --mode zk`)
-	c := matrix.Cell{Added: map[string]string{}}
+	c := matrix.Ask{Added: map[string]string{}}
 	fs.StringVar(&c.Driver, "driver", os.Getenv("KCONFORM_CLIENT"), "driver: "+driver.Choices()+"; NAME@VERSION for another release of that client, installed on first use from its registry (librdkafka@2.3.0, java@3.7.0, kafkajs@2.1.0: docs/clients.md); or a command line (env KCONFORM_CLIENT; default "+driver.Reference+")")
 	fs.StringVar(&c.Scenario, "scenario", "seed", "scenario: "+strings.Join(scenario.Names(), ", "))
 	fs.StringVar(&c.Kafka, "kafka", "2.8.2", "Kafka version (with --broker tansu, Tansu's: 0.6.0)")
@@ -108,7 +108,7 @@ func runRun(ctx context.Context, args []string) error {
 func runMatrix(ctx context.Context, args []string) error {
 	fs := cli.NewFlags("matrix", "[--clients a,b] [--scenarios x,y] [--kafka 2.8.2:zk,4.4.0]")
 	c := matrix.Campaign{Options: matrix.Options{Progress: os.Stderr}, Table: os.Stdout}
-	clients := fs.String("clients", "reference,franz-go,librdkafka-1.8.2,librdkafka,java-4.x", "drivers, comma-separated; NAME@VERSION runs another release of a client (librdkafka@2.3.0), a cell of its own")
+	clients := fs.String("clients", "reference,franz-go,librdkafka-1.8.2,librdkafka,java-4.x", "clients, comma-separated, as --driver names them (kconform list); NAME@VERSION runs another release of a client (librdkafka@2.3.0), a cell of its own")
 	names := fs.String("scenarios", strings.Join(scenario.MatrixNames(), ","), "scenarios, comma-separated (the transactional ones by name)")
 	kafkas := fs.String("kafka", "2.8.2:zk", "Kafka versions, comma-separated, each optionally :zk or :kraft, and :tv0/:tv1/:tv2 for a transaction.version (4.4.0:kraft:tv1); 4.x is the newest 4 (also 3.x, 2.x)")
 	fs.StringVar(&c.Options.Root, "artifacts", "artifacts", "folder for histories, verdicts, logs and the matrix")

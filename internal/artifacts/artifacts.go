@@ -40,7 +40,9 @@ const (
 	LogFile    = "driver.log"
 )
 
-// Run is what one scenario run records about itself (run.json).
+// Run is what one scenario run records about itself (run.json), in its
+// folder. A cell's result record keeps less of each run: findings.Run, an
+// entry of its run_list.
 type Run struct {
 	// Cell is the run's identity; its fields stay flat in run.json.
 	Cell
@@ -67,7 +69,7 @@ type Run struct {
 	Grade  verify.Grade `json:"grade"`
 	Strict bool         `json:"strict,omitempty"`
 	// KnownBad marks a run that is expected to fail in a given way;
-	// Expect names that way (scenario.ExpectationNamed).
+	// Expect names that way (scenario.ExpectedFailureNamed).
 	KnownBad bool   `json:"known_bad,omitempty"`
 	Expect   string `json:"expect,omitempty"`
 	// OK says the run came out as expected; Note says how it did not.
