@@ -133,8 +133,9 @@ func (c Coordinates) String() string {
 // start: its records' broker, beside the name the user gave it.
 const ExternalBroker fixtures.Broker = "external"
 
-// ResolveOn is Resolve on broker: Tansu's release and its storage, or
-// (broker external) a cluster kconform did not start, x, named name.
+// ResolveOn is Resolve on broker: Apache Kafka's release and mode, or
+// Tansu's release and storage; or, given x, the cluster kconform did not
+// start that x finds, its records named version ("cluster" by default).
 func ResolveOn(broker fixtures.Broker, version, mode, client string, x *fixtures.External) (Coordinates, error) {
 	switch {
 	case x != nil:
@@ -222,7 +223,7 @@ func (r Request) Dir(slot Slot) string {
 // an error; node logs are saved with any run that did not pass.
 //
 // The request's driver must be prepared (driver.Driver.Prepare) before:
-// matrix.Run prepares every job's before any cluster starts.
+// matrix.Prepare prepares every job's before any cluster starts.
 func (r Request) Execute(ctx context.Context, slot Slot, progress io.Writer) (*Result, error) {
 	dir := r.Dir(slot)
 	s, at := r.Scenario, r.At
