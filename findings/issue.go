@@ -121,8 +121,10 @@ func WriteIssues(out string, issues []Issue) (paths, removed []string, err error
 }
 
 // reportName is the name WriteIssues gives a cell's report: its key
-// (<kafka>-<mode>/<client>/<scenario>) with the slashes made underscores.
-var reportName = regexp.MustCompile(`^\d+\.\d+\.\d+-(zk|kraft)_[^/]+\.md$`)
+// (<place>/<client>/<scenario>, artifacts.Cell.Place: Kafka's release and
+// mode, another broker's, or external-<name>) with the slashes made
+// underscores.
+var reportName = regexp.MustCompile(`^(\d+\.\d+\.\d+-(zk|kraft)|[a-z]+-\d+\.\d+\.\d+-[a-z]+|external-[^_/]+)_[^/]+\.md$`)
 
 // IssueRun returns the run of r a bug report is about: the first with the
 // record's worst grade that kept its history; false when none did.
