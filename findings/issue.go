@@ -167,7 +167,11 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, uses []Setti
 		producerKind = "transactional producer"
 	}
 	fmt.Fprintf(&b, "# %s, %s, %s on %s: %s\n\n", clientName(r), producerKind, r.Scenario, r.issueWhere(), title)
-	b.WriteString(wrap(plainWords(r, x, cat), "") + "\n\n")
+	owner := ""
+	if n, ok := Ownership(r, notes); ok {
+		owner = n.Owner
+	}
+	b.WriteString(wrap(plainWords(r, x, owner, cat), "") + "\n\n")
 	fmt.Fprintf(&b, "Found by [kconform](https://github.com/kconform/kconform), a conformance suite that runs the client against real Kafka brokers, injects the scenario's faults, and judges the wire, the client's reports and the log read back.\n\n")
 
 	b.WriteString("## How often\n\n")
@@ -188,8 +192,8 @@ func IssueReport(r Record, run Run, records []Record, notes []Note, uses []Setti
 	}
 
 	b.WriteString("\n## Environment\n\n")
-	fmt.Fprintf(&b, "| | |\n|---|---|\n| client | %s |\n| Kafka | %s, %s mode, 3 brokers, replication factor 3, min.insync.replicas 2 |\n| scenario | %s |\n| timing | %s |\n| kconform commit | %s |\n| run | %s (%s) |\n",
-		clientName(r), r.Kafka, r.Mode, r.Scenario, r.Label(cat), valueOr(run.Commit, "not recorded"), run.RunID, valueOr(run.Date, "date not recorded"))
+	fmt.Fprintf(&b, "| | |\n|---|---|\n| client | %s |\n| %s |\n| scenario | %s |\n| timing | %s |\n| kconform commit | %s |\n| run | %s (%s) |\n",
+		clientName(r), r.brokerRow(), r.Scenario, r.Label(cat), valueOr(run.Commit, "not recorded"), run.RunID, valueOr(run.Date, "date not recorded"))
 	if run.Load != nil {
 		fmt.Fprintf(&b, "| machine | %s |\n", run.Load)
 	}
@@ -531,11 +535,14 @@ func wireAround(h *history.History, x verify.Violation) (caption, table string) 
 }
 
 // plainWords is a report's first paragraph, in the application's words:
-// what it meets, how often, and under which settings.
-func plainWords(r Record, x *verify.Violation, cat Catalogue) string {
+// what it meets, how often, and under which settings. A finding whose
+// owner note says it is the broker's alone is not said of the client.
+func plainWords(r Record, x *verify.Violation, owner string, cat Catalogue) string {
 	what := "the run could not be judged"
 	if x != nil {
-		if p := verify.PropertyOf(x.Check); p != "" {
+		if p := verify.PropertyOf(x.Check); p != "" && owner == "broker" {
+			what = fmt.Sprintf("the application meets a broker that %s: %s", p, p.Meaning())
+		} else if p != "" {
 			what = fmt.Sprintf("the client %s: %s", p, p.Meaning())
 		} else {
 			what = verify.RuleFor(x.Check).Requirement
@@ -652,6 +659,20 @@ func loadText(r Record) string {
 		s += fmt.Sprintf("; %s did not record the load", plural(unrecorded, "run"))
 	}
 	return s + "."
+}
+
+// brokerRow is a bug report's environment row for the broker: Kafka's
+// cluster as kconform starts it, Tansu's, or a cluster it did not start.
+func (r Record) brokerRow() string {
+	switch r.Broker {
+	case "":
+		return fmt.Sprintf("Kafka | %s, %s mode, 3 brokers, replication factor 3, min.insync.replicas 2", r.Kafka, r.Mode)
+	case "tansu":
+		return fmt.Sprintf("broker | Tansu %s, one broker (node 111) storing in PostgreSQL 15 (docs/brokers.md)", r.Kafka)
+	case "external":
+		return fmt.Sprintf("broker | the cluster %s, which kconform did not start (--bootstrap)", r.Kafka)
+	}
+	return "broker | " + r.Where()
 }
 
 // issueWhere is where a bug report's run was, as its title has always

@@ -23,6 +23,11 @@ type Note struct {
 	Broker   string `json:"broker,omitempty"`
 	Client   string `json:"client"`
 	Scenario string `json:"scenario"`
+	// Added, when set, narrows the note to the cells run with exactly
+	// those settings added (key=value, as records keep them); a note
+	// without it is about the scenario's cells whatever was added, after
+	// any narrower one.
+	Added []string `json:"added,omitempty"`
 	// Kafka and Mode, when set, narrow the note to one broker.
 	Kafka string `json:"kafka,omitempty"`
 	Mode  string `json:"mode,omitempty"`
@@ -110,6 +115,9 @@ func Ownership(r Record, notes []Note) (Note, bool) {
 			continue
 		}
 		k := 0
+		if len(n.Added) > 0 {
+			k += 8
+		}
 		if n.Check != "" {
 			k += 4
 		}
@@ -138,6 +146,9 @@ func (n Note) OwnerText() string {
 }
 
 func (n Note) about(r Record) bool {
+	if len(n.Added) > 0 && !slices.Equal(n.Added, r.Added) {
+		return false
+	}
 	return n.Broker == r.Broker && n.Client == r.Client && n.Scenario == r.Scenario && (n.Kafka == "" || n.Kafka == r.Kafka) && (n.Mode == "" || n.Mode == r.Mode)
 }
 
@@ -499,7 +510,7 @@ func Summary(records []Record, notes []Note, cat Catalogue) string {
 // of other releases; "" for none.
 func cellCounts(records []Record, probes bool) string {
 	grades := map[verify.Grade]int{}
-	var blocks []string
+	var blocks, others []string
 	cells := 0
 	for _, r := range records {
 		if r.variant() || OtherRelease(r.Client) != probes {
@@ -507,7 +518,11 @@ func cellCounts(records []Record, probes bool) string {
 		}
 		cells++
 		grades[r.Grade]++
-		add(&blocks, r.Kafka+" "+r.Mode)
+		if r.Broker == "" {
+			add(&blocks, r.Kafka+" "+r.Mode)
+		} else {
+			add(&others, r.Where())
+		}
 	}
 	if cells == 0 {
 		return ""
@@ -519,7 +534,7 @@ func cellCounts(records []Record, probes bool) string {
 			counts = append(counts, fmt.Sprintf("%d %s", grades[g], g))
 		}
 	}
-	return fmt.Sprintf("%d cells (client x scenario x Kafka %s): %s", cells, strings.Join(blocks, ", "), strings.Join(counts, ", "))
+	return fmt.Sprintf("%d cells (client x scenario x %s): %s", cells, onWhere(blocks, others), strings.Join(counts, ", "))
 }
 
 // FindingsFile is the page of every finding, in the results folder.

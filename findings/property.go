@@ -291,7 +291,11 @@ func propertyCell(client string, p verify.Property, records []Record, notes []No
 		}
 		return s
 	case metBroker:
-		s := fmt.Sprintf("the broker's finding, not the client's: %s (%s's code), %s", b.note.ref(), b.note.Library, b.text(cat))
+		issue := b.note.ref()
+		if issue == "none found" {
+			issue = "no public issue found"
+		}
+		s := fmt.Sprintf("the broker's finding, not the client's: %s (%s's code), %s", issue, b.note.Library, b.text(cat))
 		if len(brokers) > 1 {
 			s += fmt.Sprintf("; %d cells in all", len(brokers))
 		}
