@@ -541,7 +541,7 @@ func plainWords(r Record, x *verify.Violation, owner string, cat Catalogue) stri
 	what := "the run could not be judged"
 	if x != nil {
 		if p := verify.PropertyOf(x.Check); p != "" && owner == "broker" {
-			what = fmt.Sprintf("the application meets a broker that %s: %s", p, p.Meaning())
+			what = fmt.Sprintf("through the broker's code, the client %s: %s", p, p.Meaning())
 		} else if p != "" {
 			what = fmt.Sprintf("the client %s: %s", p, p.Meaning())
 		} else {

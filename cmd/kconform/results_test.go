@@ -85,9 +85,12 @@ func TestResultsRetireFlags(t *testing.T) {
 }
 
 // A FAILED cell is published with whose code it is (shown by runs), the
-// public issue it matches or what was searched, and its rate with the
-// client's defaults over 3 runs or more: a maintainer reading it needs
-// nothing else.
+// public issue it matches or what was searched, and, when the client's
+// code is in it, its rate with the client's defaults over 3 runs or more:
+// a maintainer reading it needs nothing else. A finding in the broker's
+// code alone (Tansu's, say) is the broker's whatever the client's
+// settings; its report says when it was not run with the client's
+// defaults.
 func TestEveryFailedCellHasItsOwnerItsKnownIssueAndADefaultsRate(t *testing.T) {
 	records, err := findings.Read("../../results")
 	if err != nil {
@@ -111,7 +114,7 @@ func TestEveryFailedCellHasItsOwnerItsKnownIssueAndADefaultsRate(t *testing.T) {
 		case !slices.Contains([]string{"client", "broker", "both"}, n.Owner) || n.Library == "" || n.Title == "" || n.Shown == "" || n.Known == "":
 			t.Errorf("%s: its owner note lacks owner (client, broker or both), library, title, shown or known: %+v", r.Key(), n)
 		}
-		if d, ok := findings.DefaultsRecord(r, records); !ok || d.Runs < 3 {
+		if d, ok := findings.DefaultsRecord(r, records); (!ok || d.Runs < 3) && n.Owner != "broker" {
 			t.Errorf("%s: FAILED, and not run 3 times with the client's defaults (kconform matrix --real-time --repeat 3)", r.Key())
 		}
 	}
