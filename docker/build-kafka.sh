@@ -8,6 +8,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${KCONFORM_CACHE:-$HOME/.cache/kconform}
 log() { printf 'kconform: %s\n' "$*" >&2; }
+# shellcheck source=recipes.sh
+. "$here/recipes.sh"
 
 [ $# -gt 0 ] || { log "usage: build-kafka.sh <kafka-version>..."; exit 2; }
 
@@ -37,12 +39,6 @@ for version in "$@"; do
   ctx=$(mktemp -d)
   cp -r "$cache/kafka-$version/libs" "$ctx/libs"
   cp "$here"/kafka/{Dockerfile,entrypoint.sh,log4j.properties,log4j2.properties} "$ctx/"
-  log "building $image on $base..."
-  if ! DOCKER_BUILDKIT=0 docker build -q --build-arg "BASE=$base" --build-arg "KAFKA_VERSION=$version" \
-        --label "org.kconform.recipe=$recipe" -t "$image" "$ctx" >"$ctx/build.log" 2>&1; then
-    log "docker build of $image failed: $(tail -n 3 "$ctx/build.log" | tr '\n' ' ')"
-    rm -rf "$ctx"; exit 1
-  fi
-  rm -rf "$ctx"
+  build_image "$image" "$base" "$recipe" "$ctx" --build-arg "KAFKA_VERSION=$version"
   log "built $image in $(( $(date +%s) - start )) s"
 done

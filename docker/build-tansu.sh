@@ -9,6 +9,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${KCONFORM_CACHE:-$HOME/.cache/kconform}
 log() { printf 'kconform: %s\n' "$*" >&2; }
+# shellcheck source=recipes.sh
+. "$here/recipes.sh"
 
 [ $# -gt 0 ] || { log "usage: build-tansu.sh <tansu-version>..."; exit 2; }
 # KCONFORM_TANSU_BASE_IMAGE: a Debian image with PostgreSQL 13+ where a
@@ -22,16 +24,7 @@ ensure_base() {
     docker pull -q "$base" >/dev/null || { log "cannot pull $base (KCONFORM_TANSU_BASE_IMAGE): unset it to build the base from Debian's packages"; exit 1; }
     return 0
   fi
-  command -v mmdebstrap >/dev/null 2>&1 || {
-    [ "$(id -u)" = 0 ] || { log "mmdebstrap is missing: install it (apt-get install mmdebstrap)"; exit 1; }
-    log "installing mmdebstrap..."
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >/tmp/kconform-apt.log 2>&1 || {
-      log "apt-get install mmdebstrap failed (see /tmp/kconform-apt.log)"; exit 1; }
-  }
-  mirror=${KCONFORM_DEBIAN_MIRROR:-}
-  [ -n "$mirror" ] || mirror=$(awk '/^deb /{for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) {print $i; exit}}' /etc/apt/sources.list 2>/dev/null || true)
-  [ -n "$mirror" ] || mirror=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -n1)
-  [ -n "$mirror" ] || { log "no Debian mirror: set KCONFORM_DEBIAN_MIRROR (the URL your apt uses for bookworm)"; exit 1; }
+  mirror=$(debian_mirror "")
   local start; start=$(date +%s)
   log "building $base from Debian bookworm packages via $mirror (about 2 minutes, once)..."
   mmdebstrap --variant=minbase --quiet \
@@ -77,12 +70,6 @@ for version in "$@"; do
   cp "$bin" "$ctx/tansu"
   cp "$here"/tansu/{Dockerfile,entrypoint.sh} "$ctx/"
   cp "$here/tansu/schema-$version.sql" "$ctx/schema.sql"
-  log "building $image on $base..."
-  if ! DOCKER_BUILDKIT=0 docker build -q --build-arg "BASE=$base" --build-arg "TANSU_VERSION=$version" \
-        --label "org.kconform.recipe=$recipe" -t "$image" "$ctx" >"$ctx/build.log" 2>&1; then
-    log "docker build of $image failed: $(tail -n 3 "$ctx/build.log" | tr '\n' ' ')"
-    rm -rf "$ctx"; exit 1
-  fi
-  rm -rf "$ctx"
+  build_image "$image" "$base" "$recipe" "$ctx" --build-arg "TANSU_VERSION=$version"
   log "built $image in $(( $(date +%s) - start )) s"
 done

@@ -17,7 +17,7 @@ import (
 	"sync"
 )
 
-//go:embed engine-up.sh build-jre.sh build-kafka.sh kafka/Dockerfile kafka/entrypoint.sh kafka/resolve.sh kafka/log4j.properties kafka/log4j2.properties build-tansu.sh tansu
+//go:embed engine-up.sh recipes.sh build-jre.sh build-kafka.sh kafka/Dockerfile kafka/entrypoint.sh kafka/resolve.sh kafka/log4j.properties kafka/log4j2.properties build-tansu.sh tansu
 var recipes embed.FS
 
 // versionPattern is what a Kafka release version looks like; anything else
